@@ -1,0 +1,27 @@
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'oclif.manifest.json', 'test-artifacts/', 'bench/results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: 'Read time through the injected clock (server/clock), never Date.now().',
+        },
+      ],
+    },
+  },
+  {
+    // The clock module is the one place that reads wall time; the CLI and
+    // tests live outside the simulator's time rules.
+    files: ['server/clock/**', 'src/**', 'commands/**', 'test/**', 'bench/**', 'bin/**'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+)

@@ -1,0 +1,84 @@
+/**
+ * The repository interface every service uses. Only server/store/ knows how
+ * documents reach the disk (and only it imports lowdb).
+ *
+ * Rules for callers:
+ * - Documents are plain JSON values with a string `id`; treat what `get`
+ *   returns as read-only and `put` a new object to change it.
+ * - A request makes all of its changes synchronously (no `await` between two
+ *   `put`s of one change), then awaits `commit()` before answering. Changes
+ *   made in one turn of the event loop are written in one journal line, so a
+ *   crash keeps all of them or none.
+ */
+export interface Doc {
+  readonly id: string
+}
+
+export type Schema = Record<string, Doc>
+
+export type KeyFn<D> = (doc: D) => string
+
+export interface IndexSpec<S extends Schema> {
+  /** One document per key, e.g. API keys by the hash of their plaintext. */
+  unique?: { [C in keyof S]?: Record<string, KeyFn<S[C]>> }
+  /** Documents grouped by a key, kept in insertion order (oldest first). */
+  groups?: { [C in keyof S]?: Record<string, KeyFn<S[C]>> }
+}
+
+export interface Store<S extends Schema> {
+  get<C extends keyof S & string>(collection: C, id: string): S[C] | undefined
+  values<C extends keyof S & string>(collection: C): IterableIterator<S[C]>
+  size<C extends keyof S & string>(collection: C): number
+  lookup<C extends keyof S & string>(collection: C, index: string, key: string): S[C] | undefined
+  /** Ids in the group, oldest insertion first. The array must not be modified. */
+  group<C extends keyof S & string>(collection: C, index: string, key: string): readonly string[]
+  put<C extends keyof S & string>(collection: C, doc: S[C]): void
+  delete<C extends keyof S & string>(collection: C, id: string): void
+  /**
+   * Resolves once every change made before the call is on disk (written and
+   * fdatasync'ed); concurrent callers share one write (group commit). Rejects
+   * with StoreWriteError when the disk refuses the write. In memory mode it
+   * resolves at once.
+   */
+  commit(): Promise<void>
+  /** Final snapshot, journal truncated, lock released. Idempotent. */
+  close(): Promise<void>
+  /** The data file, or null in memory mode. */
+  readonly file: string | null
+}
+
+export interface OpenStoreOptions<S extends Schema> {
+  /** The snapshot file (e.g. `.bula/data.json`); omitted means memory only. */
+  file?: string
+  collections: readonly (keyof S & string)[]
+  indexes?: IndexSpec<S>
+  /** Journal size that triggers a snapshot and truncation. */
+  journalThresholdBytes?: number
+  /** Warnings, such as a torn last journal line dropped after a crash. */
+  warn?: (message: string) => void
+}
+
+export interface OpenedStore<S extends Schema> {
+  store: Store<S>
+  /** True when no data existed (new file, or memory): the caller seeds demo data. */
+  fresh: boolean
+}
+
+/** Start-up refused: the message names the file and says what is wrong. */
+export class StoreOpenError extends Error {
+  constructor(
+    message: string,
+    readonly file: string,
+  ) {
+    super(message)
+    this.name = 'StoreOpenError'
+  }
+}
+
+/** A runtime write failed (disk full, permissions): the change is not durable. */
+export class StoreWriteError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StoreWriteError'
+  }
+}

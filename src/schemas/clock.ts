@@ -1,0 +1,28 @@
+import { z } from 'zod'
+import { timestampSchema } from './common.js'
+
+/** The longest single advance: long enough for a year of settlement runs. */
+export const MAX_ADVANCE_MS = 400 * 24 * 60 * 60 * 1000
+
+export const advanceClockRequestSchema = z.union([
+  z.strictObject({ ms: z.number().int().min(0).max(MAX_ADVANCE_MS) }),
+  z.strictObject({ to: timestampSchema }),
+])
+export type AdvanceClockRequest = z.infer<typeof advanceClockRequestSchema>
+
+export const clockSchema = z.object({
+  now: timestampSchema,
+  /** How far this merchant's clock is ahead of real time. */
+  offsetMs: z.number().int(),
+})
+export type Clock = z.infer<typeof clockSchema>
+
+export const ranActionSchema = z.object({
+  at: timestampSchema,
+  kind: z.string(),
+  description: z.string(),
+})
+export type RanAction = z.infer<typeof ranActionSchema>
+
+export const advanceClockResponseSchema = clockSchema.extend({ ran: z.array(ranActionSchema) })
+export type AdvanceClockResponse = z.infer<typeof advanceClockResponseSchema>

@@ -1,0 +1,25 @@
+import { z } from 'zod'
+
+export const modeSchema = z.enum(['test', 'live'])
+export type Mode = z.infer<typeof modeSchema>
+
+export const tierSchema = z.enum(['business', 'individual'])
+export type Tier = z.infer<typeof tierSchema>
+
+export const payoutScheduleSchema = z.enum(['daily', 'weekly', 'fortnightly', 'monthly', 'manual'])
+export type PayoutSchedule = z.infer<typeof payoutScheduleSchema>
+
+/** Unix milliseconds on the merchant's clock. */
+export const timestampSchema = z.number().int().nonnegative()
+
+export const errorEnvelopeSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    param: z.string().optional(),
+    type: z.string().optional(),
+  }),
+})
+
+/** A request body that must be absent or an empty JSON object. */
+export const emptyBodySchema = z.strictObject({})

@@ -1,0 +1,6 @@
+export * from './common.js'
+export * from './merchants.js'
+export * from './api-keys.js'
+export * from './settings.js'
+export * from './verification.js'
+export * from './clock.js'
