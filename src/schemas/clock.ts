@@ -4,10 +4,16 @@ import { timestampSchema } from './common.js'
 /** The longest single advance: long enough for a year of settlement runs. */
 export const MAX_ADVANCE_MS = 400 * 24 * 60 * 60 * 1000
 
-export const advanceClockRequestSchema = z.union([
-  z.strictObject({ ms: z.number().int().min(0).max(MAX_ADVANCE_MS) }),
-  z.strictObject({ to: timestampSchema }),
-])
+/** Exactly one of `ms` (how far) or `to` (until when). */
+export const advanceClockRequestSchema = z
+  .strictObject({
+    ms: z.number().int().min(0).max(MAX_ADVANCE_MS).optional(),
+    to: timestampSchema.optional(),
+  })
+  .refine((body) => (body.ms === undefined) !== (body.to === undefined), {
+    message: 'send exactly one of `ms` or `to`',
+    path: ['ms'],
+  })
 export type AdvanceClockRequest = z.infer<typeof advanceClockRequestSchema>
 
 export const clockSchema = z.object({
