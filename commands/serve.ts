@@ -1,0 +1,90 @@
+import { Command, Flags } from '@oclif/core'
+import path from 'node:path'
+
+export default class Serve extends Command {
+  static override summary = 'Run the simulator: the full API, hosted pages and the clock, on your machine.'
+
+  static override description = `Starts the simulator on http://127.0.0.1:4111 with its data in .bula/data.json.
+A fresh data file gets two demo merchants; their test keys are printed once and saved in the CLI profile "default", so every other command works at once.`
+
+  static override examples = [
+    '<%= config.bin %> serve',
+    '<%= config.bin %> serve --port 0 --json --memory',
+    '<%= config.bin %> serve --data ./ci-data.json --port 4242',
+  ]
+
+  static override flags = {
+    port: Flags.integer({ description: 'Port to listen on (0 takes a free one).', default: 4111, min: 0, max: 65535 }),
+    host: Flags.string({ description: 'Address to listen on.', default: '127.0.0.1' }),
+    data: Flags.string({ description: 'Data file.', default: path.join('.bula', 'data.json'), exclusive: ['memory'] }),
+    memory: Flags.boolean({ description: 'Keep everything in memory; nothing is written to disk.', exclusive: ['data'] }),
+    json: Flags.boolean({ description: 'Print one JSON "ready" line on stdout; logs go to stderr.' }),
+    'save-profile': Flags.boolean({
+      description: 'Save the demo keys of a fresh data file in the CLI profile "default".',
+      default: true,
+      allowNo: true,
+    }),
+    quiet: Flags.boolean({ description: 'No request log lines.' }),
+  }
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Serve)
+    const { startServer, StartError } = await import('../server/start.js')
+    const log = (line: string): void => {
+      process.stderr.write(`${line}\n`)
+    }
+    let server: Awaited<ReturnType<typeof startServer>>
+    try {
+      server = await startServer({
+        port: flags.port,
+        host: flags.host,
+        dataFile: flags.memory ? undefined : path.resolve(flags.data),
+        log,
+        logRequests: !flags.quiet,
+      })
+    } catch (error) {
+      if (error instanceof StartError) this.error(error.message, { exit: error.exitCode })
+      throw error
+    }
+
+    let profileSaved = false
+    if (server.demo && flags['save-profile']) {
+      const { saveProfile } = await import('../src/config/profiles.js')
+      await saveProfile(
+        'default',
+        { baseUrl: server.baseUrl, apiKey: server.demo.business.secret, publishableKey: server.demo.business.publishable },
+        { makeCurrent: true },
+      )
+      profileSaved = true
+    }
+
+    if (flags.json) {
+      process.stdout.write(
+        `${JSON.stringify({ event: 'ready', baseUrl: server.baseUrl, version: server.version, dataFile: server.dataFile, demo: server.demo, profileSaved })}\n`,
+      )
+    } else {
+      const chalk = (await import('chalk')).default
+      this.log(`${chalk.bold('Bula')} ${server.version} simulator ready at ${chalk.cyan(server.baseUrl)}`)
+      this.log(`Data: ${server.dataFile ?? 'in memory (nothing is saved)'}`)
+      if (server.demo) {
+        this.log(`\nDemo merchants (test keys, shown only now${profileSaved ? '; saved in CLI profile "default"' : ''}):`)
+        for (const demo of [server.demo.business, server.demo.individual]) {
+          this.log(`  ${chalk.bold(demo.name)}\n    secret      ${demo.secret}\n    publishable ${demo.publishable}`)
+        }
+      }
+      this.log('\nPress Ctrl-C to stop.')
+    }
+
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string): void => {
+        log(`${signal}: finishing in-flight requests and saving…`)
+        server.close().then(resolve, (error: unknown) => {
+          log(`could not close cleanly: ${error instanceof Error ? error.message : String(error)}`)
+          process.exit(1)
+        })
+      }
+      process.once('SIGINT', () => stop('SIGINT'))
+      process.once('SIGTERM', () => stop('SIGTERM'))
+    })
+  }
+}

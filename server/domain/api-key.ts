@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto'
+import type { KeyType, Mode } from '../../src/schemas/index.js'
+import type { ApiKey } from '../../src/schemas/api-keys.js'
+
+export const ROTATION_OVERLAP_MS = 72 * 60 * 60 * 1000
+
+export interface ApiKeyRecord {
+  id: string
+  merchantId: string
+  type: KeyType
+  mode: Mode
+  /** SHA-256 of the plaintext: keys are long random strings, so a fast hash is enough and the plaintext is never stored. */
+  hash: string
+  last4: string
+  createdAt: number
+  /** End of the rotation overlap on the merchant's clock; null while the key does not expire. */
+  expiresAt: number | null
+  revokedAt: number | null
+  /** The key that replaced this one on rotation. */
+  rotatedTo: string | null
+}
+
+export const keyPrefix = (type: KeyType, mode: Mode): string => `${type === 'secret' ? 'sk' : 'pk'}_${mode}_`
+
+export const hashKey = (plaintext: string): string => createHash('sha256').update(plaintext).digest('hex')
+
+/** The mode and type a plaintext claims by its prefix, or null for anything that is not a key. */
+export function parseKeyPrefix(plaintext: string): { type: KeyType; mode: Mode } | null {
+  const match = /^(sk|pk)_(test|live)_[0-9A-Za-z]+$/.exec(plaintext)
+  if (!match) return null
+  return { type: match[1] === 'sk' ? 'secret' : 'publishable', mode: match[2] as Mode }
+}
+
+/** Whether the key authenticates a request made at `now` (merchant clock). */
+export const keyIsUsable = (key: ApiKeyRecord, now: number): boolean =>
+  key.revokedAt === null && (key.expiresAt === null || now < key.expiresAt)
+
+export function keyStatus(key: ApiKeyRecord, now: number): ApiKey['status'] {
+  if (key.revokedAt !== null) return 'revoked'
+  if (key.expiresAt === null) return 'active'
+  return now < key.expiresAt ? 'expiring' : 'expired'
+}
+
+export function presentKey(key: ApiKeyRecord, now: number): ApiKey {
+  const prefix = keyPrefix(key.type, key.mode)
+  return {
+    id: key.id,
+    type: key.type,
+    mode: key.mode,
+    prefix,
+    masked: `${prefix}…${key.last4}`,
+    status: keyStatus(key, now),
+    createdAt: key.createdAt,
+    expiresAt: key.expiresAt,
+    revokedAt: key.revokedAt,
+  }
+}

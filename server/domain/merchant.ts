@@ -1,0 +1,78 @@
+import type { Mode, PayoutDestination, PayoutSchedule, Tier, VerificationStatus } from '../../src/schemas/index.js'
+
+export interface MerchantSettingsRecord {
+  displayName: string
+  invoicePrefix: string
+  /** Invoice numbers are counted per mode. */
+  invoiceNextNumber: Record<Mode, number>
+  /** The highest number already used, so the counter can never be set back onto it. */
+  invoiceLastNumber: Record<Mode, number>
+  receiptsEnabled: boolean
+  payoutSchedule: PayoutSchedule
+  payoutDestination: PayoutDestination | null
+  liveProviders: boolean
+}
+
+export interface VerificationDocumentRecord {
+  contentType: string
+  bytes: number
+  sha256: string
+}
+
+export interface VerificationRecord {
+  status: VerificationStatus
+  /** Only the last three digits are kept. */
+  tinLast3: string | null
+  documents: Record<string, VerificationDocumentRecord>
+  submittedAt: number | null
+  reviewedAt: number | null
+  rejectionReason: string | null
+}
+
+export interface MerchantRecord {
+  id: string
+  email: string
+  name: string
+  tier: Tier
+  createdAt: number
+  /** The merchant's clock is real time plus this offset (contract §5). */
+  clockOffsetMs: number
+  liveUnlocked: boolean
+  /** Earned balance not yet swept into a Payout, per mode, FJD cents. */
+  balances: Record<Mode, number>
+  settings: MerchantSettingsRecord
+  verification: VerificationRecord
+}
+
+export const DEFAULT_INVOICE_PREFIX = 'INV-'
+
+export function newMerchant(input: { id: string; email: string; name: string; tier: Tier; now: number }): MerchantRecord {
+  return {
+    id: input.id,
+    email: input.email,
+    name: input.name,
+    tier: input.tier,
+    createdAt: input.now,
+    clockOffsetMs: 0,
+    liveUnlocked: false,
+    balances: { test: 0, live: 0 },
+    settings: {
+      displayName: input.name,
+      invoicePrefix: DEFAULT_INVOICE_PREFIX,
+      invoiceNextNumber: { test: 1, live: 1 },
+      invoiceLastNumber: { test: 0, live: 0 },
+      receiptsEnabled: true,
+      payoutSchedule: 'weekly',
+      payoutDestination: null,
+      liveProviders: false,
+    },
+    verification: {
+      status: 'unverified',
+      tinLast3: null,
+      documents: {},
+      submittedAt: null,
+      reviewedAt: null,
+      rejectionReason: null,
+    },
+  }
+}

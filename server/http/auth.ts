@@ -1,0 +1,49 @@
+import type { RequestHandler, Response } from 'express'
+import { ApiError } from '../../src/errors.js'
+import type { Caller, ServiceContext } from '../context.js'
+import { parseKeyPrefix } from '../domain/api-key.js'
+import { findUsableKey } from '../services/api-keys.js'
+
+/**
+ * Bearer authentication (contract §3). Publishable keys may only create
+ * Checkout Sessions and drive the hosted pages; a route opts in with
+ * `allowPublishable`.
+ */
+export function authenticate(ctx: ServiceContext, options: { allowPublishable?: boolean } = {}): RequestHandler {
+  return (req, res, next) => {
+    const header = req.get('authorization')
+    if (!header) {
+      next(new ApiError(401, 'missing_api_key', 'Send your API key as `Authorization: Bearer sk_test_...`.'))
+      return
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+    const plaintext = match?.[1]
+    const key = plaintext && parseKeyPrefix(plaintext) ? findUsableKey(ctx, plaintext) : undefined
+    const merchant = key && ctx.store.get('merchants', key.merchantId)
+    if (!key || !merchant) {
+      next(new ApiError(401, 'invalid_api_key', 'The API key is unknown, revoked or past its rotation overlap.'))
+      return
+    }
+    if (key.type === 'publishable' && !options.allowPublishable) {
+      next(
+        new ApiError(
+          403,
+          'publishable_key_forbidden',
+          'A publishable key may only create Checkout Sessions; use a secret key on your server.',
+          undefined,
+          'permission_error',
+        ),
+      )
+      return
+    }
+    const caller: Caller = { merchant, key, mode: key.mode }
+    res.locals.caller = caller
+    next()
+  }
+}
+
+export function callerOf(res: Response): Caller {
+  const caller = res.locals.caller as Caller | undefined
+  if (!caller) throw new Error('route used callerOf without authenticate()')
+  return caller
+}

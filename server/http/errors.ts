@@ -1,0 +1,42 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express'
+import { ApiError } from '../../src/errors.js'
+import { StoreWriteError } from '../store/types.js'
+
+/** Errors body-parser raises before a route runs, by their `type`. */
+function fromParserError(error: { type?: string }): ApiError | undefined {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return new ApiError(400, 'invalid_request', 'The body is not valid JSON.')
+    case 'entity.too.large':
+      return new ApiError(413, 'payload_too_large', 'The body is larger than 1 MiB.')
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(400, 'invalid_request', 'Send the body as UTF-8 JSON.')
+    default:
+      return undefined
+  }
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ApiError(404, 'not_found', `No route ${req.method} ${req.path}.`))
+}
+
+/** The one place an error becomes a response: the spec's envelope, never a stack trace. */
+export function errorHandler(log: (line: string) => void): ErrorRequestHandler {
+  return (error: unknown, _req, res, _next) => {
+    let apiError: ApiError
+    if (error instanceof ApiError) apiError = error
+    else if (error instanceof StoreWriteError) {
+      apiError = new ApiError(503, 'storage_unavailable', 'The change could not be written to disk, so it is not confirmed. Retry later (with the same Idempotency-Key where the route takes one).')
+      log(`storage error: ${error.message}`)
+    } else {
+      apiError =
+        (typeof error === 'object' && error !== null && fromParserError(error as { type?: string })) ||
+        new ApiError(500, 'internal_error', 'Something went wrong in the simulator.')
+      if (apiError.status === 500) log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    }
+    if (res.headersSent) return
+    for (const [name, value] of Object.entries(apiError.headers ?? {})) res.setHeader(name, value)
+    res.status(apiError.status).json(apiError.toEnvelope())
+  }
+}

@@ -1,0 +1,26 @@
+import type { Request, RequestHandler, Response } from 'express'
+import type { ServiceContext } from '../context.js'
+
+export interface Reply {
+  status?: number
+  body: unknown
+  headers?: Record<string, string>
+}
+
+/**
+ * Wraps a route: runs it, waits until its changes are on disk (group
+ * commit), then answers. A read commits nothing, so it never waits on
+ * another request's write.
+ */
+export function handle(ctx: ServiceContext, route: (req: Request, res: Response) => Reply | Promise<Reply>): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const reply = await route(req, res)
+      if (req.method !== 'GET' && req.method !== 'HEAD') await ctx.store.commit()
+      for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value)
+      res.status(reply.status ?? 200).json(reply.body)
+    } catch (error) {
+      next(error)
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import { Router } from 'express'
+import {
+  advanceClockRequestSchema,
+  emptyBodySchema,
+  rejectVerificationRequestSchema,
+  signupRequestSchema,
+  submitVerificationRequestSchema,
+  updateSettingsRequestSchema,
+} from '../../../src/schemas/index.js'
+import type { ServiceContext } from '../../context.js'
+import { signup } from '../../services/merchants.js'
+import { presentSettings, updateSettings } from '../../services/settings.js'
+import { approve, getVerification, reject, submit } from '../../services/verification.js'
+import { authenticate, callerOf } from '../auth.js'
+import { handle } from '../handle.js'
+import { parseWith } from '../validate.js'
+
+/**
+ * The simulator-only surface (contract §2, §5, §7): signup, the merchant's
+ * clock and the dashboard stand-in. Everything but health and signup needs
+ * the merchant's secret key.
+ */
+export function simRouter(ctx: ServiceContext, version: string): Router {
+  const router = Router()
+  router.get('/health', (_req, res) => {
+    res.json({ status: 'ok', version })
+  })
+  router.post(
+    '/merchants',
+    handle(ctx, (req) => ({ status: 201, body: signup(ctx, parseWith(signupRequestSchema, req.body)) })),
+  )
+
+  // Per route rather than router-wide, so an unknown /_sim path is a 404 even without a key.
+  const auth = authenticate(ctx)
+  router.get(
+    '/clock',
+    auth,
+    handle(ctx, (_req, res) => {
+      const { id } = callerOf(res).merchant
+      return { body: { now: ctx.clock.now(id), offsetMs: ctx.clock.offset(id) } }
+    }),
+  )
+  router.post(
+    '/clock/advance',
+    auth,
+    handle(ctx, (req, res) => ctx.clock.advance(callerOf(res).merchant.id, parseWith(advanceClockRequestSchema, req.body)).then((body) => ({ body }))),
+  )
+  router.get(
+    '/settings',
+    auth,
+    handle(ctx, (_req, res) => {
+      const caller = callerOf(res)
+      return { body: presentSettings(ctx.store.get('merchants', caller.merchant.id) ?? caller.merchant, caller.mode) }
+    }),
+  )
+  router.patch(
+    '/settings',
+    auth,
+    handle(ctx, (req, res) => ({ body: updateSettings(ctx, callerOf(res), parseWith(updateSettingsRequestSchema, req.body)) })),
+  )
+  router.get(
+    '/verification',
+    auth,
+    handle(ctx, (_req, res) => ({ body: { verification: getVerification(ctx, callerOf(res)) } })),
+  )
+  router.post(
+    '/verification',
+    auth,
+    handle(ctx, (req, res) => ({
+      body: { verification: submit(ctx, callerOf(res), parseWith(submitVerificationRequestSchema, req.body)) },
+    })),
+  )
+  router.post(
+    '/verification/approve',
+    auth,
+    handle(ctx, (req, res) => {
+      parseWith(emptyBodySchema, req.body)
+      return { body: approve(ctx, callerOf(res)) }
+    }),
+  )
+  router.post(
+    '/verification/reject',
+    auth,
+    handle(ctx, (req, res) => ({
+      body: { verification: reject(ctx, callerOf(res), parseWith(rejectVerificationRequestSchema, req.body).reason) },
+    })),
+  )
+  return router
+}

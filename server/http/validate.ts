@@ -1,0 +1,29 @@
+import type { z } from 'zod'
+import { invalidRequest } from '../../src/errors.js'
+
+type Issue = z.core.$ZodIssue
+
+function describe(issue: Issue): { param: string | undefined; message: string } {
+  const path = issue.path.map(String)
+  if (issue.code === 'unrecognized_keys') {
+    const param = [...path, issue.keys[0]].join('.')
+    return { param, message: `Unknown field \`${param}\`.` }
+  }
+  const param = path.length > 0 ? path.join('.') : undefined
+  if (issue.code === 'invalid_type' && issue.input === undefined && param !== undefined) {
+    return { param, message: `\`${param}\` is required.` }
+  }
+  return { param, message: param === undefined ? `Invalid request: ${issue.message}.` : `Invalid \`${param}\`: ${issue.message}.` }
+}
+
+/**
+ * Validates a body or query at the edge with its zod schema (the one source
+ * of validation) and turns the first problem into a 400 naming the field.
+ */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' = 'body'): z.infer<S> {
+  const result = schema.safeParse(value ?? {}, { reportInput: true })
+  if (result.success) return result.data
+  const issue = result.error.issues[0]!
+  const { param, message } = describe(issue)
+  throw invalidRequest(where === 'query' ? message.replace('field', 'query parameter') : message, param)
+}

@@ -1,0 +1,52 @@
+import { ApiError, invalidRequest } from '../../src/errors.js'
+import type { Settings, UpdateSettingsRequest } from '../../src/schemas/index.js'
+import type { Caller, ServiceContext } from '../context.js'
+import type { MerchantRecord } from '../domain/merchant.js'
+
+export function presentSettings(merchant: MerchantRecord, mode: Caller['mode']): Settings {
+  const s = merchant.settings
+  return {
+    mode,
+    displayName: s.displayName,
+    invoicePrefix: s.invoicePrefix,
+    invoiceNextNumber: s.invoiceNextNumber[mode],
+    receiptsEnabled: s.receiptsEnabled,
+    payoutSchedule: s.payoutSchedule,
+    payoutDestination: s.payoutDestination,
+    liveProviders: s.liveProviders,
+  }
+}
+
+/** The dashboard's Settings page. The invoice counter changed is the calling key's mode's. */
+export function updateSettings(ctx: ServiceContext, caller: Caller, patch: UpdateSettingsRequest): Settings {
+  const merchant = ctx.store.get('merchants', caller.merchant.id) ?? caller.merchant
+  const { mode } = caller
+  if (patch.liveProviders === true && !merchant.liveUnlocked) {
+    throw new ApiError(
+      409,
+      'verification_required',
+      'Live Providers can be switched on once verification is approved.',
+      'liveProviders',
+    )
+  }
+  const lastUsed = merchant.settings.invoiceLastNumber[mode]
+  if (patch.invoiceNextNumber !== undefined && patch.invoiceNextNumber <= lastUsed) {
+    // Numbers are never reused, so the counter may only move past the last one issued.
+    throw invalidRequest(`invoiceNextNumber must be greater than ${lastUsed}, the last number used in ${mode} mode.`, 'invoiceNextNumber')
+  }
+  const { invoiceNextNumber, ...rest } = patch
+  const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined))
+  const updated: MerchantRecord = {
+    ...merchant,
+    settings: {
+      ...merchant.settings,
+      ...defined,
+      invoiceNextNumber:
+        invoiceNextNumber === undefined
+          ? merchant.settings.invoiceNextNumber
+          : { ...merchant.settings.invoiceNextNumber, [mode]: invoiceNextNumber },
+    },
+  }
+  ctx.store.put('merchants', updated)
+  return presentSettings(updated, mode)
+}

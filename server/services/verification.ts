@@ -1,0 +1,41 @@
+import type { ApproveVerificationResponse, SubmitVerificationRequest, Verification } from '../../src/schemas/index.js'
+import type { Caller, ServiceContext } from '../context.js'
+import type { MerchantRecord } from '../domain/merchant.js'
+import { presentVerification, reviewVerification, submitVerification } from '../domain/verification.js'
+import { issueKey } from './api-keys.js'
+import { getMerchant } from './merchants.js'
+
+function save(ctx: ServiceContext, merchant: MerchantRecord): void {
+  ctx.store.put('merchants', merchant)
+}
+
+export function getVerification(ctx: ServiceContext, caller: Caller): Verification {
+  return presentVerification(getMerchant(ctx, caller.merchant.id).verification)
+}
+
+export function submit(ctx: ServiceContext, caller: Caller, request: SubmitVerificationRequest): Verification {
+  const merchant = getMerchant(ctx, caller.merchant.id)
+  const verification = submitVerification(merchant.verification, merchant.tier, request, ctx.clock.now(merchant.id))
+  save(ctx, { ...merchant, verification })
+  return presentVerification(verification)
+}
+
+/**
+ * The reviewer's approval unlocks live mode: live Providers on, and the first
+ * live key pair returned once (contract §7).
+ */
+export function approve(ctx: ServiceContext, caller: Caller): ApproveVerificationResponse {
+  const merchant = getMerchant(ctx, caller.merchant.id)
+  const verification = reviewVerification(merchant.verification, { approve: true }, ctx.clock.now(merchant.id))
+  save(ctx, { ...merchant, verification, liveUnlocked: true, settings: { ...merchant.settings, liveProviders: true } })
+  const secret = issueKey(ctx, merchant.id, 'secret', 'live')
+  const publishable = issueKey(ctx, merchant.id, 'publishable', 'live')
+  return { verification: presentVerification(verification), keys: { secret: secret.plaintext, publishable: publishable.plaintext } }
+}
+
+export function reject(ctx: ServiceContext, caller: Caller, reason: string): Verification {
+  const merchant = getMerchant(ctx, caller.merchant.id)
+  const verification = reviewVerification(merchant.verification, { approve: false, reason }, ctx.clock.now(merchant.id))
+  save(ctx, { ...merchant, verification })
+  return presentVerification(verification)
+}

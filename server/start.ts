@@ -1,0 +1,99 @@
+import { once } from 'node:events'
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { bulaVersion } from '../src/version.js'
+import { ClockService } from './clock/clock-service.js'
+import { systemWallClock, type WallClock } from './clock/wall-clock.js'
+import type { ServiceContext } from './context.js'
+import { seedDemoMerchants, type DemoMerchants } from './demo.js'
+import { createApp } from './http/app.js'
+import { COLLECTION_NAMES, INDEXES, type Collections } from './store/collections.js'
+import { openStore } from './store/index.js'
+import { StoreOpenError } from './store/types.js'
+
+export interface StartOptions {
+  port?: number
+  host?: string
+  /** The data file; omitted means memory only. */
+  dataFile?: string
+  wall?: WallClock
+  log?: (line: string) => void
+  logRequests?: boolean
+}
+
+export interface RunningServer {
+  baseUrl: string
+  dataFile: string | null
+  version: string
+  /** The demo merchants' keys, only when the data was fresh (keys are shown once). */
+  demo: DemoMerchants | null
+  ctx: ServiceContext
+  /** Stops accepting, finishes in-flight requests, flushes and closes the store. */
+  close(): Promise<void>
+}
+
+/** Start-up refused for a reason the user can fix (port in use, data file refused). */
+export class StartError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message)
+    this.name = 'StartError'
+  }
+}
+
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const host = options.host ?? '127.0.0.1'
+  const version = bulaVersion()
+  const { store, fresh } = await openStore<Collections>({
+    file: options.dataFile,
+    collections: COLLECTION_NAMES,
+    indexes: INDEXES,
+    warn: log,
+  }).catch((error: unknown) => {
+    // The data file is left as it is: the message names it and says why.
+    throw error instanceof StoreOpenError ? new StartError(error.message, 2) : error
+  })
+  const clock = new ClockService({
+    store,
+    wall: options.wall ?? systemWallClock,
+    onError: (error, what) => log(`${what} failed: ${error instanceof Error ? error.message : String(error)}`),
+  })
+  const ctx: ServiceContext = { store, clock }
+  const demo = fresh ? seedDemoMerchants(ctx) : null
+  await store.commit()
+
+  const app = createApp({ ctx, version, log, logRequests: options.logRequests ?? true })
+  const server: Server = app.listen(options.port ?? 4111, host)
+  try {
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))])
+  } catch (error) {
+    await store.close()
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE') {
+      throw new StartError(`Port ${options.port} on ${host} is in use. Stop the other process or pick another with --port (0 takes a free one).`, 3)
+    }
+    throw new StartError(`Cannot listen on ${host}:${options.port}: ${(error as Error).message}`, 1)
+  }
+  clock.start()
+  const { port } = server.address() as AddressInfo
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+
+  let closing: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      // In-flight requests get a few seconds; a client holding a connection open does not keep the simulator up.
+      const force = setTimeout(() => server.closeAllConnections(), 5_000)
+      await stopped
+      clearTimeout(force)
+      await clock.stop()
+      await store.close()
+    })()
+    return closing
+  }
+  return { baseUrl, dataFile: store.file, version, demo, ctx, close }
+}
