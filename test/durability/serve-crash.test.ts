@@ -1,0 +1,99 @@
+import { execa } from 'execa'
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { call } from '../helpers/http.js'
+import { BIN, startServe } from '../helpers/serve-process.js'
+
+const tempDataFile = async () => path.join(await mkdtemp(path.join(tmpdir(), 'bula-durable-')), 'data.json')
+
+describe('bula serve durability', () => {
+  it('loses no acknowledged write when killed with SIGKILL while 8 clients write', async () => {
+    const dataFile = await tempDataFile()
+    for (const killAfterMs of [300, 900]) {
+      const serve = await startServe({ dataFile, args: ['--quiet'] })
+      const acknowledgedSecrets: string[] = []
+      let stop = false
+      const client = async (n: number) => {
+        for (let i = 0; !stop; i++) {
+          try {
+            const signup = await call(serve.baseUrl, 'POST', '/_sim/merchants', {
+              body: { email: `c${n}-${i}@crash.test`, name: `Client ${n}`, tier: i % 2 ? 'business' : 'individual' },
+            })
+            if (signup.status !== 201) continue
+            acknowledgedSecrets.push(signup.body.keys.secret)
+            const key = await call(serve.baseUrl, 'POST', '/v1/api-keys', { key: signup.body.keys.secret, body: { type: 'secret' } })
+            if (key.status === 200) acknowledgedSecrets.push(key.body.key.plaintext)
+          } catch {
+            return // the server is gone
+          }
+        }
+      }
+      const clients = Array.from({ length: 8 }, (_, n) => client(n))
+      await new Promise((resolve) => setTimeout(resolve, killAfterMs))
+      await serve.kill9()
+      stop = true
+      await Promise.all(clients)
+      expect(acknowledgedSecrets.length).toBeGreaterThan(20)
+
+      const restarted = await startServe({ dataFile, args: ['--quiet'] })
+      try {
+        const missing: string[] = []
+        for (const secret of acknowledgedSecrets) {
+          const me = await call(restarted.baseUrl, 'GET', '/v1/merchants/me', { key: secret })
+          if (me.status !== 200) missing.push(secret)
+        }
+        expect(missing).toEqual([])
+      } finally {
+        await restarted.stop()
+      }
+    }
+  })
+
+  it('keeps the data file private (0600) and stops cleanly on SIGTERM', async () => {
+    const dataFile = await tempDataFile()
+    const serve = await startServe({ dataFile })
+    expect(serve.demo?.business.secret).toMatch(/^sk_test_/)
+    await serve.stop()
+    expect(serve.process.exitCode).toBe(0)
+    expect((await stat(dataFile)).mode & 0o777).toBe(0o600)
+    const snapshot = JSON.parse(await readFile(dataFile, 'utf8'))
+    expect(snapshot.version).toBe(1)
+    // Keys are stored hashed: no plaintext in the file.
+    expect(await readFile(dataFile, 'utf8')).not.toContain(serve.demo!.business.secret)
+
+    const again = await startServe({ dataFile })
+    expect(again.demo).toBeNull()
+    expect((await call(again.baseUrl, 'GET', '/v1/merchants/me', { key: serve.demo!.business.secret })).status).toBe(200)
+    await again.stop()
+  })
+
+  it.each([
+    ['not JSON', '{"format":"bula-data","version":1,"collections":{'],
+    ['an unknown schema version', '{"format":"bula-data","version":99,"collections":{}}'],
+  ])('refuses a data file that is %s, names it and leaves it untouched', async (_what, content) => {
+    const dataFile = await tempDataFile()
+    await writeFile(dataFile, content, { mode: 0o600 })
+    const result = await execa('node', [BIN, 'serve', '--port', '0', '--json', '--no-save-profile', '--data', dataFile], {
+      reject: false,
+      timeout: 15_000,
+    })
+    expect(result.exitCode).not.toBe(0)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain(dataFile)
+    expect(await readFile(dataFile, 'utf8')).toBe(content)
+  })
+
+  it('says clearly when the port is in use', async () => {
+    const first = await startServe({ memory: true })
+    const port = new URL(first.baseUrl).port
+    const result = await execa('node', [BIN, 'serve', '--port', port, '--memory', '--json', '--no-save-profile'], {
+      reject: false,
+      timeout: 15_000,
+    })
+    await first.stop()
+    expect(result.exitCode).toBe(3)
+    expect(result.stderr).toMatch(new RegExp(`Port ${port} .* in use`))
+  })
+})

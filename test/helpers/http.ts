@@ -1,0 +1,72 @@
+import { startServer, type RunningServer, type StartOptions } from '../../server/start.js'
+
+export interface Api {
+  status: number
+  body: any // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read whatever the server answered
+  headers: Headers
+}
+
+/** The simulator in this process, in memory unless a data file is given, on a free port, quiet. */
+export function startTestServer(options: StartOptions = {}): Promise<RunningServer> {
+  return startServer({ port: 0, logRequests: false, log: () => {}, ...options })
+}
+
+/** One HTTP call with an optional bearer key; JSON in, JSON out. */
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<Api> {
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.key) headers.authorization = `Bearer ${options.key}`
+  let body: string | undefined = options.rawBody
+  if (options.body !== undefined) body = JSON.stringify(options.body)
+  if (body !== undefined) headers['content-type'] ??= 'application/json'
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body })
+  const text = await response.text()
+  let parsed: unknown = text
+  try {
+    parsed = text.length > 0 ? JSON.parse(text) : undefined
+  } catch {
+    // not JSON: the test sees the text
+  }
+  return { status: response.status, body: parsed, headers: response.headers }
+}
+
+/** A client bound to one server and key. */
+export function client(baseUrl: string, key?: string) {
+  return {
+    get: (path: string, options: Parameters<typeof call>[3] = {}) => call(baseUrl, 'GET', path, { key, ...options }),
+    post: (path: string, body?: unknown, options: Parameters<typeof call>[3] = {}) =>
+      call(baseUrl, 'POST', path, { key, body, ...options }),
+    patch: (path: string, body?: unknown, options: Parameters<typeof call>[3] = {}) =>
+      call(baseUrl, 'PATCH', path, { key, body, ...options }),
+    delete: (path: string, options: Parameters<typeof call>[3] = {}) => call(baseUrl, 'DELETE', path, { key, ...options }),
+  }
+}
+
+export async function signupMerchant(baseUrl: string, tier: 'business' | 'individual' = 'business') {
+  const response = await call(baseUrl, 'POST', '/_sim/merchants', {
+    body: { email: `${tier}@example.test`, name: `Test ${tier}`, tier },
+  })
+  if (response.status !== 201) throw new Error(`signup failed: ${JSON.stringify(response.body)}`)
+  return response.body as { merchant: { id: string }; keys: { secret: string; publishable: string } }
+}
+
+/** A tiny valid PNG (1×1), as a data URL. */
+export const PNG_DATA_URL =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+
+/** Verification submitted and approved: returns the first live keys. */
+export async function unlockLive(baseUrl: string, secret: string, tier: 'business' | 'individual' = 'business') {
+  const api = client(baseUrl, secret)
+  const document = tier === 'business' ? { businessRegistration: PNG_DATA_URL } : { personalId: PNG_DATA_URL }
+  const submitted = await api.post('/_sim/verification', { tin: '123456789', tinCardPhoto: PNG_DATA_URL, ...document })
+  if (submitted.status !== 200) throw new Error(`verification failed: ${JSON.stringify(submitted.body)}`)
+  const approved = await api.post('/_sim/verification/approve')
+  return approved.body.keys as { secret: string; publishable: string }
+}
+
+export const HOUR = 60 * 60 * 1000
+export const DAY = 24 * HOUR

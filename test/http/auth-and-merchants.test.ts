@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../server/start.js'
+import { call, client, signupMerchant, startTestServer } from '../helpers/http.js'
+
+let server: RunningServer
+let base: string
+
+beforeAll(async () => {
+  server = await startTestServer()
+  base = server.baseUrl
+})
+afterAll(() => server.close())
+
+describe('signup', () => {
+  it('creates a merchant and returns a test key pair once', async () => {
+    const response = await call(base, 'POST', '/_sim/merchants', {
+      body: { email: 'owner@bula.test', name: 'Suva Surf Co', tier: 'individual' },
+    })
+    expect(response.status).toBe(201)
+    expect(response.body.merchant).toMatchObject({
+      email: 'owner@bula.test',
+      name: 'Suva Surf Co',
+      tier: 'individual',
+      verificationStatus: 'unverified',
+      liveUnlocked: false,
+    })
+    expect(response.body.merchant.id).toMatch(/^ms_[0-9A-Za-z]{20}$/)
+    expect(response.body.keys.secret).toMatch(/^sk_test_[0-9A-Za-z]{32}$/)
+    expect(response.body.keys.publishable).toMatch(/^pk_test_[0-9A-Za-z]{32}$/)
+  })
+
+  it.each([
+    [{ name: 'A', tier: 'business' }, 'email', /required/],
+    [{ email: 'not-an-email', name: 'A', tier: 'business' }, 'email', /email/i],
+    [{ email: 'a@b.test', name: '', tier: 'business' }, 'name', /name/],
+    [{ email: 'a@b.test', name: 'x'.repeat(101), tier: 'business' }, 'name', /name/],
+    [{ email: 'a@b.test', name: 'A', tier: 'company' }, 'tier', /tier/],
+    [{ email: 'a@b.test', name: 'A', tier: 'business', extra: 1 }, 'extra', /Unknown field/],
+  ])('refuses %j naming %s', async (body, param, message) => {
+    const response = await call(base, 'POST', '/_sim/merchants', { body })
+    expect(response.status).toBe(400)
+    expect(response.body.error).toMatchObject({ code: 'invalid_request', param })
+    expect(response.body.error.message).toMatch(message)
+  })
+})
+
+describe('authentication', () => {
+  it('answers 401 missing_api_key without a key', async () => {
+    const response = await call(base, 'GET', '/v1/merchants/me')
+    expect(response.status).toBe(401)
+    expect(response.body.error.code).toBe('missing_api_key')
+  })
+
+  it.each(['Bearer sk_test_nope', 'Bearer nonsense', 'Basic abc', 'Bearer '])('answers 401 invalid_api_key for %s', async (authorization) => {
+    const response = await call(base, 'GET', '/v1/merchants/me', { headers: { authorization } })
+    expect(response.status).toBe(401)
+    expect(response.body.error.code).toBe('invalid_api_key')
+  })
+
+  it('refuses a publishable key outside its scope with permission_error', async () => {
+    const { keys } = await signupMerchant(base)
+    for (const [method, path] of [
+      ['GET', '/v1/merchants/me'],
+      ['GET', '/v1/api-keys'],
+      ['GET', '/_sim/settings'],
+      ['POST', '/_sim/clock/advance'],
+    ] as const) {
+      const response = await call(base, method, path, { key: keys.publishable, body: method === 'POST' ? { ms: 1 } : undefined })
+      expect(response.status, path).toBe(403)
+      expect(response.body.error).toMatchObject({ type: 'permission_error', code: 'publishable_key_forbidden' })
+    }
+  })
+})
+
+describe('GET /v1/merchants/me', () => {
+  it('shows the demo business merchant with the spec fields', async () => {
+    const response = await client(base, server.demo!.business.secret).get('/v1/merchants/me')
+    expect(response.status).toBe(200)
+    expect(response.body).toEqual({
+      id: server.demo!.business.merchantId,
+      name: 'Kava Kitchen Ltd',
+      displayName: 'Kava Kitchen Ltd',
+      email: 'demo-business@bula.test',
+      tier: 'business',
+      mode: 'test',
+      balance: 0,
+      payoutSchedule: 'weekly',
+    })
+  })
+
+  it('refuses query parameters it does not know', async () => {
+    const response = await client(base, server.demo!.business.secret).get('/v1/merchants/me?x=1')
+    expect(response.status).toBe(400)
+    expect(response.body.error.param).toBe('x')
+  })
+})
+
+describe('errors and the envelope', () => {
+  const api = () => client(base, server.demo!.business.secret)
+
+  it('answers malformed JSON with 400 invalid_request', async () => {
+    const response = await api().post('/v1/api-keys', undefined, { rawBody: '{"type": "secret",' })
+    expect(response.status).toBe(400)
+    expect(response.body.error.code).toBe('invalid_request')
+  })
+
+  it('answers a JSON body that is not an object with 400', async () => {
+    const response = await api().post('/v1/api-keys', undefined, { rawBody: '"secret"' })
+    expect(response.status).toBe(400)
+    expect(response.body.error.code).toBe('invalid_request')
+  })
+
+  it('answers a body over 1 MiB with 413 payload_too_large', async () => {
+    const response = await api().post('/v1/api-keys', { type: 'secret', padding: 'x'.repeat(1024 * 1024) })
+    expect(response.status).toBe(413)
+    expect(response.body.error.code).toBe('payload_too_large')
+  })
+
+  it('answers an unknown route with 404 not_found, with or without a key', async () => {
+    for (const key of [undefined, server.demo!.business.secret]) {
+      for (const path of ['/v1/nothing', '/_sim/nothing', '/']) {
+        const response = await call(base, 'GET', path, { key })
+        expect(response.status, path).toBe(404)
+        expect(response.body.error.code).toBe('not_found')
+      }
+    }
+  })
+
+  it('sets X-Request-Id on every response and never leaks a stack trace', async () => {
+    const responses = [await api().get('/v1/merchants/me'), await call(base, 'GET', '/v1/nothing')]
+    for (const response of responses) {
+      expect(response.headers.get('x-request-id')).toMatch(/^req_/)
+      expect(JSON.stringify(response.body)).not.toMatch(/at .*\.(js|ts):\d+/)
+    }
+  })
+
+  it('answers /_sim/health without a key', async () => {
+    const response = await call(base, 'GET', '/_sim/health')
+    expect(response.status).toBe(200)
+    expect(response.body).toMatchObject({ status: 'ok' })
+  })
+})

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../server/start.js'
+import { DAY, PNG_DATA_URL, client, signupMerchant, startTestServer } from '../helpers/http.js'
+
+let server: RunningServer
+let base: string
+
+beforeAll(async () => {
+  server = await startTestServer()
+  base = server.baseUrl
+})
+afterAll(() => server.close())
+
+const JPEG_BASE64 = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]).toString('base64')
+
+describe('the clock', () => {
+  it('shows now and moves forward by ms or to a time', async () => {
+    const api = client(base, (await signupMerchant(base)).keys.secret)
+    const before = (await api.get('/_sim/clock')).body
+    expect(before.offsetMs).toBe(0)
+    const advanced = await api.post('/_sim/clock/advance', { ms: 2 * DAY })
+    expect(advanced.status).toBe(200)
+    expect(advanced.body.now).toBeGreaterThanOrEqual(before.now + 2 * DAY)
+    expect(advanced.body.ran).toEqual([])
+    const target = advanced.body.now + 5000
+    const to = await api.post('/_sim/clock/advance', { to: target })
+    expect(to.body.now).toBeGreaterThanOrEqual(target)
+    expect(to.body.now).toBeLessThan(target + 1000)
+  })
+
+  it.each([
+    [{ ms: -1 }, 'ms'],
+    [{ ms: 1.5 }, 'ms'],
+    [{ ms: '1000' }, 'ms'],
+    [{}, 'ms'],
+    [{ ms: 1, to: 2 }, 'ms'],
+    [{ to: 1000 }, 'to'],
+    [{ seconds: 1 }, 'seconds'],
+  ])('refuses %j (400, naming %s)', async (body, param) => {
+    const api = client(base, (await signupMerchant(base)).keys.secret)
+    const response = await api.post('/_sim/clock/advance', body)
+    expect(response.status).toBe(400)
+    expect(response.body.error).toMatchObject({ code: 'invalid_request', param })
+  })
+
+  it('is per merchant', async () => {
+    const a = client(base, (await signupMerchant(base)).keys.secret)
+    const b = client(base, (await signupMerchant(base)).keys.secret)
+    await a.post('/_sim/clock/advance', { ms: 10 * DAY })
+    expect((await b.get('/_sim/clock')).body.offsetMs).toBe(0)
+    expect((await a.get('/_sim/clock')).body.offsetMs).toBeGreaterThanOrEqual(10 * DAY)
+  })
+})
+
+describe('settings', () => {
+  it('has documented defaults and takes a partial update', async () => {
+    const api = client(base, (await signupMerchant(base)).keys.secret)
+    expect((await api.get('/_sim/settings')).body).toEqual({
+      mode: 'test',
+      displayName: 'Test business',
+      invoicePrefix: 'INV-',
+      invoiceNextNumber: 1,
+      receiptsEnabled: true,
+      payoutSchedule: 'weekly',
+      payoutDestination: null,
+      liveProviders: false,
+    })
+    const updated = await api.patch('/_sim/settings', {
+      displayName: 'Bula Coffee',
+      invoicePrefix: 'INV-2026',
+      invoiceNextNumber: 100,
+      receiptsEnabled: false,
+      payoutSchedule: 'monthly',
+      payoutDestination: { type: 'bank_account', bankName: 'BSP', accountName: 'Bula Coffee Ltd', accountNumber: '12345678' },
+    })
+    expect(updated.status).toBe(200)
+    expect(updated.body).toMatchObject({ displayName: 'Bula Coffee', invoicePrefix: 'INV-2026', invoiceNextNumber: 100, payoutSchedule: 'monthly' })
+    expect((await api.get('/v1/merchants/me')).body).toMatchObject({ displayName: 'Bula Coffee', payoutSchedule: 'monthly' })
+    const wallet = await api.patch('/_sim/settings', { payoutDestination: { type: 'wallet', provider: 'mpaisa', phone: '+6797123456' } })
+    expect(wallet.body.payoutDestination).toEqual({ type: 'wallet', provider: 'mpaisa', phone: '+6797123456' })
+  })
+
+  it.each([
+    [{ payoutSchedule: 'hourly' }, 'payoutSchedule'],
+    [{ invoicePrefix: 'BILL-' }, 'invoicePrefix'],
+    [{ invoiceNextNumber: 0 }, 'invoiceNextNumber'],
+    [{ displayName: '' }, 'displayName'],
+    [{ payoutDestination: { type: 'wallet', provider: 'mpaisa', phone: '123' } }, 'payoutDestination.phone'],
+    [{ colour: 'blue' }, 'colour'],
+  ])('refuses %j naming %s', async (body, param) => {
+    const api = client(base, (await signupMerchant(base)).keys.secret)
+    const response = await api.patch('/_sim/settings', body)
+    expect(response.status).toBe(400)
+    expect(response.body.error.param).toBe(param)
+  })
+
+  it('keeps live Providers off until verification is approved', async () => {
+    const api = client(base, (await signupMerchant(base)).keys.secret)
+    const response = await api.patch('/_sim/settings', { liveProviders: true })
+    expect(response.status).toBe(409)
+    expect(response.body.error).toMatchObject({ code: 'verification_required', param: 'liveProviders' })
+  })
+})
+
+describe('verification', () => {
+  it('goes unverified → pending → approved, unlocking live mode once', async () => {
+    const { keys } = await signupMerchant(base, 'business')
+    const api = client(base, keys.secret)
+    expect((await api.get('/_sim/verification')).body.verification.status).toBe('unverified')
+    const submitted = await api.post('/_sim/verification', {
+      tin: '50-12345-6-7',
+      tinCardPhoto: PNG_DATA_URL,
+      businessRegistration: JPEG_BASE64,
+    })
+    expect(submitted.status).toBe(200)
+    expect(submitted.body.verification).toMatchObject({ status: 'pending', tin: '******567', rejectionReason: null })
+    expect(submitted.body.verification.documents.tinCardPhoto.contentType).toBe('image/png')
+    expect(submitted.body.verification.documents.businessRegistration.contentType).toBe('image/jpeg')
+    expect((await api.post('/_sim/verification', { tin: '123456789', tinCardPhoto: PNG_DATA_URL, businessRegistration: PNG_DATA_URL })).status).toBe(409)
+
+    const approved = await api.post('/_sim/verification/approve')
+    expect(approved.status).toBe(200)
+    expect(approved.body.verification.status).toBe('approved')
+    expect(approved.body.keys.secret).toMatch(/^sk_live_/)
+    expect(approved.body.keys.publishable).toMatch(/^pk_live_/)
+    expect((await client(base, approved.body.keys.secret).get('/_sim/settings')).body).toMatchObject({ mode: 'live', liveProviders: true })
+    const again = await api.post('/_sim/verification/approve')
+    expect(again.status).toBe(409)
+    expect(again.body.error.code).toBe('invalid_state')
+  })
+
+  it('rejects with a reason and takes a new submission', async () => {
+    const { keys } = await signupMerchant(base, 'individual')
+    const api = client(base, keys.secret)
+    await api.post('/_sim/verification', { tin: '123456789', tinCardPhoto: PNG_DATA_URL, personalId: PNG_DATA_URL })
+    expect((await api.post('/_sim/verification/reject', {})).body.error.param).toBe('reason')
+    const rejected = await api.post('/_sim/verification/reject', { reason: 'TIN card photo is blurred' })
+    expect(rejected.body.verification).toMatchObject({ status: 'rejected', rejectionReason: 'TIN card photo is blurred' })
+    expect((await api.post('/_sim/verification/approve')).status).toBe(409)
+    const again = await api.post('/_sim/verification', { tin: '123456789', tinCardPhoto: PNG_DATA_URL, personalId: PNG_DATA_URL })
+    expect(again.body.verification.status).toBe('pending')
+    // Still no live key: only approval issues one.
+    expect((await api.post('/v1/api-keys', { type: 'secret', mode: 'live' })).status).toBe(403)
+  })
+
+  it.each([
+    ['business', { tin: '123456789', tinCardPhoto: PNG_DATA_URL }, 'businessRegistration'],
+    ['business', { tin: '123456789', tinCardPhoto: PNG_DATA_URL, businessRegistration: PNG_DATA_URL, personalId: PNG_DATA_URL }, 'personalId'],
+    ['individual', { tin: '123456789', tinCardPhoto: PNG_DATA_URL, businessRegistration: PNG_DATA_URL }, 'businessRegistration'],
+    ['individual', { tin: '12345678', tinCardPhoto: PNG_DATA_URL, personalId: PNG_DATA_URL }, 'tin'],
+    ['individual', { tin: '123456789', tinCardPhoto: 'bm90IGFuIGltYWdl', personalId: PNG_DATA_URL }, 'tinCardPhoto'],
+    ['individual', { tin: '123456789', tinCardPhoto: 'data:image/jpeg;base64,' + PNG_DATA_URL.split(',')[1], personalId: PNG_DATA_URL }, 'tinCardPhoto'],
+    ['individual', { tin: '123456789', tinCardPhoto: '%%%', personalId: PNG_DATA_URL }, 'tinCardPhoto'],
+    ['individual', { tin: '123456789', personalId: PNG_DATA_URL }, 'tinCardPhoto'],
+  ] as const)('refuses a %s submission, naming the field', async (tier, body, param) => {
+    const api = client(base, (await signupMerchant(base, tier)).keys.secret)
+    const response = await api.post('/_sim/verification', body)
+    expect(response.status).toBe(400)
+    expect(response.body.error).toMatchObject({ code: 'invalid_request', param })
+    expect((await api.get('/_sim/verification')).body.verification.status).toBe('unverified')
+  })
+})

@@ -1,0 +1,120 @@
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ClockService } from '../../server/clock/clock-service.js'
+import { newMerchant } from '../../server/domain/merchant.js'
+import { COLLECTION_NAMES, INDEXES, type Collections } from '../../server/store/collections.js'
+import { openStore } from '../../server/store/index.js'
+import { ManualWallClock } from '../helpers/manual-wall-clock.js'
+
+const START = Date.UTC(2026, 10, 22, 3, 0, 0)
+const MINUTE = 60_000
+
+async function setup(file?: string, wall = new ManualWallClock(START)) {
+  const { store } = await openStore<Collections>({ file, collections: COLLECTION_NAMES, indexes: INDEXES })
+  if (!store.get('merchants', 'ms_a')) {
+    store.put('merchants', newMerchant({ id: 'ms_a', email: 'a@b.test', name: 'A', tier: 'business', now: START }))
+    store.put('merchants', newMerchant({ id: 'ms_b', email: 'b@b.test', name: 'B', tier: 'business', now: START }))
+  }
+  const errors: string[] = []
+  const clock = new ClockService({ store, wall, onError: (_e, what) => errors.push(what) })
+  return { store, clock, wall, errors }
+}
+
+describe('ClockService', () => {
+  it('reads each merchant clock as real time plus its own offset', async () => {
+    const { clock, wall } = await setup()
+    expect(clock.now('ms_a')).toBe(START)
+    await clock.advance('ms_a', { ms: 5 * MINUTE })
+    expect(clock.now('ms_a')).toBe(START + 5 * MINUTE)
+    expect(clock.now('ms_b')).toBe(START)
+    wall.tick(MINUTE)
+    expect(clock.now('ms_a')).toBe(START + 6 * MINUTE)
+  })
+
+  it('runs due jobs in time order on advance, with the clock at each due time', async () => {
+    const { clock } = await setup()
+    const seen: [string, number][] = []
+    clock.register('note', (job) => {
+      seen.push([String(job.payload.name), clock.now('ms_a')])
+      return `noted ${String(job.payload.name)}`
+    })
+    clock.schedule('ms_a', 'note', START + 30 * MINUTE, { name: 'second' })
+    clock.schedule('ms_a', 'note', START + 10 * MINUTE, { name: 'first' })
+    clock.schedule('ms_a', 'note', START + 90 * MINUTE, { name: 'later' })
+    clock.schedule('ms_b', 'note', START + 1 * MINUTE, { name: 'other merchant' })
+    const result = await clock.advance('ms_a', { ms: 60 * MINUTE })
+    expect(seen).toEqual([
+      ['first', START + 10 * MINUTE],
+      ['second', START + 30 * MINUTE],
+    ])
+    expect(result.ran.map((r) => [r.at, r.description])).toEqual([
+      [START + 10 * MINUTE, 'noted first'],
+      [START + 30 * MINUTE, 'noted second'],
+    ])
+    expect(result.now).toBe(START + 60 * MINUTE)
+  })
+
+  it('runs jobs that due jobs schedule when they fall inside the advance', async () => {
+    const { clock } = await setup()
+    let runs = 0
+    clock.register('daily', () => {
+      runs++
+      clock.schedule('ms_a', 'daily', clock.now('ms_a') + 24 * 60 * MINUTE)
+      return `run ${runs}`
+    })
+    clock.schedule('ms_a', 'daily', START + 24 * 60 * MINUTE)
+    const result = await clock.advance('ms_a', { ms: 35 * 24 * 60 * MINUTE })
+    expect(runs).toBe(35)
+    expect(result.ran.at(-1)?.at).toBe(START + 35 * 24 * 60 * MINUTE)
+  })
+
+  it('skips cancelled jobs and reports failed ones without stopping', async () => {
+    const { clock, errors } = await setup()
+    const seen: string[] = []
+    clock.register('boom', () => {
+      throw new Error('boom')
+    })
+    clock.register('note', (job) => void seen.push(String(job.payload.name)))
+    const cancelled = clock.schedule('ms_a', 'note', START + MINUTE, { name: 'cancelled' })
+    clock.schedule('ms_a', 'boom', START + 2 * MINUTE)
+    clock.schedule('ms_a', 'note', START + 3 * MINUTE, { name: 'kept' })
+    clock.cancel(cancelled.id)
+    await clock.advance('ms_a', { ms: 10 * MINUTE })
+    expect(seen).toEqual(['kept'])
+    expect(errors).toHaveLength(1)
+  })
+
+  it('never goes back', async () => {
+    const { clock } = await setup()
+    await expect(clock.advance('ms_a', { to: START - 1 })).rejects.toMatchObject({ status: 400, param: 'to' })
+  })
+
+  it('runs jobs as real time passes', async () => {
+    const { clock, wall } = await setup()
+    const seen: string[] = []
+    clock.register('note', (job) => void seen.push(String(job.payload.name)))
+    clock.schedule('ms_a', 'note', START + MINUTE, { name: 'due' })
+    clock.schedule('ms_a', 'note', START + 2 * MINUTE, { name: 'not yet' })
+    wall.tick(MINUTE)
+    await clock.tick()
+    expect(seen).toEqual(['due'])
+  })
+
+  it('keeps jobs and offsets across a restart', async () => {
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-clock-')), 'data.json')
+    const first = await setup(file)
+    first.clock.schedule('ms_a', 'note', START + 10 * MINUTE, { name: 'after restart' })
+    await first.clock.advance('ms_a', { ms: 5 * MINUTE })
+    await first.store.close()
+
+    const second = await setup(file, first.wall)
+    const seen: string[] = []
+    second.clock.register('note', (job) => void seen.push(String(job.payload.name)))
+    expect(second.clock.now('ms_a')).toBe(START + 5 * MINUTE)
+    await second.clock.advance('ms_a', { ms: 5 * MINUTE })
+    expect(seen).toEqual(['after restart'])
+    await second.store.close()
+  })
+})

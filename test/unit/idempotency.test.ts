@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest'
+import { ClockService } from '../../server/clock/clock-service.js'
+import type { Caller } from '../../server/context.js'
+import type { ApiKeyRecord } from '../../server/domain/api-key.js'
+import { newMerchant } from '../../server/domain/merchant.js'
+import { REPLAY_WINDOW_MS, runIdempotent } from '../../server/services/idempotency.js'
+import { COLLECTION_NAMES, INDEXES, type Collections } from '../../server/store/collections.js'
+import { openStore } from '../../server/store/index.js'
+import { ApiError } from '../../src/errors.js'
+import { ManualWallClock } from '../helpers/manual-wall-clock.js'
+
+async function setup() {
+  const { store } = await openStore<Collections>({ collections: COLLECTION_NAMES, indexes: INDEXES })
+  const wall = new ManualWallClock(Date.UTC(2026, 0, 1))
+  const clock = new ClockService({ store, wall, onError: () => {} })
+  const merchant = newMerchant({ id: 'ms_a', email: 'a@b.test', name: 'A', tier: 'business', now: wall.now() })
+  store.put('merchants', merchant)
+  const caller = (mode: 'test' | 'live'): Caller => ({ merchant, mode, key: { id: 'key_x' } as ApiKeyRecord })
+  return { ctx: { store, clock }, wall, caller }
+}
+
+const sameAmount = (a: { amount: number }, b: { amount: number }) => a.amount === b.amount
+
+describe('runIdempotent', () => {
+  it('runs once and replays the original status and body', async () => {
+    const { ctx, caller } = await setup()
+    let runs = 0
+    const run = (amount: number) =>
+      runIdempotent(ctx, { caller: caller('test'), route: 'POST /v1/things', key: 'k1' }, { amount }, sameAmount, () => ({
+        status: 201,
+        body: { id: `thing_${++runs}` },
+      }))
+    expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: false })
+    expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: true })
+    expect(runs).toBe(1)
+  })
+
+  it('refuses the same key with a different request: 409 idempotency_key_reused', async () => {
+    const { ctx, caller } = await setup()
+    const scope = { caller: caller('test'), route: 'POST /v1/things', key: 'k1' }
+    runIdempotent(ctx, scope, { amount: 100 }, sameAmount, () => ({ status: 201, body: {} }))
+    expect(() => runIdempotent(ctx, scope, { amount: 200 }, sameAmount, () => ({ status: 201, body: {} }))).toThrow(
+      expect.objectContaining({ status: 409, code: 'idempotency_key_reused' }),
+    )
+  })
+
+  it('stores nothing when the change fails, so a corrected retry runs', async () => {
+    const { ctx, caller } = await setup()
+    const scope = { caller: caller('test'), route: 'POST /v1/things', key: 'k1' }
+    expect(() =>
+      runIdempotent(ctx, scope, { amount: -1 }, sameAmount, () => {
+        throw new ApiError(400, 'invalid_request', 'bad amount', 'amount')
+      }),
+    ).toThrow(ApiError)
+    expect(runIdempotent(ctx, scope, { amount: 5 }, sameAmount, () => ({ status: 201, body: { ok: true } })).replayed).toBe(false)
+  })
+
+  it('scopes keys by mode and route', async () => {
+    const { ctx, caller } = await setup()
+    let runs = 0
+    const exec = () => ({ status: 200, body: { run: ++runs } })
+    runIdempotent(ctx, { caller: caller('test'), route: 'POST /a', key: 'k' }, { amount: 1 }, sameAmount, exec)
+    runIdempotent(ctx, { caller: caller('live'), route: 'POST /a', key: 'k' }, { amount: 1 }, sameAmount, exec)
+    runIdempotent(ctx, { caller: caller('test'), route: 'POST /b', key: 'k' }, { amount: 1 }, sameAmount, exec)
+    expect(runs).toBe(3)
+  })
+
+  it('forgets a key after 24 hours of the merchant clock', async () => {
+    const { ctx, caller } = await setup()
+    let runs = 0
+    const run = () =>
+      runIdempotent(ctx, { caller: caller('test'), route: 'POST /a', key: 'k' }, { amount: 1 }, sameAmount, () => ({
+        status: 201,
+        body: { run: ++runs },
+      }))
+    run()
+    await ctx.clock.advance('ms_a', { ms: REPLAY_WINDOW_MS - 1 })
+    expect(run().replayed).toBe(true)
+    await ctx.clock.advance('ms_a', { ms: 1 })
+    expect(run()).toMatchObject({ replayed: false, body: { run: 2 } })
+  })
+})
