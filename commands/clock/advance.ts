@@ -1,0 +1,61 @@
+import { Args, Flags } from '@oclif/core'
+import { BaseCommand } from '../../src/cli/base-command.js'
+import { parseDuration } from '../../src/cli/duration.js'
+import { parseInstant } from '../../src/cli/instant.js'
+import { formatTime } from '../../src/cli/output.js'
+import { usageError, usageParser } from '../../src/cli/usage.js'
+import type { AdvanceClockRequest, AdvanceClockResponse } from '../../src/schemas/index.js'
+
+export default class ClockAdvance extends BaseCommand<AdvanceClockResponse> {
+  static override summary = 'Move the merchant\'s clock forward, running what falls due.'
+
+  static override description =
+    'Moves the clock by a duration or to a time and runs every action that falls due on the way ' +
+    '(session expiry, settlement, payouts, webhook retries) in time order. The clock never goes back.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 2h',
+    '<%= config.bin %> <%= command.id %> 1d12h',
+    '<%= config.bin %> <%= command.id %> --to 2026-02-02T00:00:00Z',
+    '<%= config.bin %> <%= command.id %> 3d --json',
+  ]
+
+  static override args = {
+    duration: Args.custom<number>({
+      description: 'How far to move: whole numbers with units w, d, h, m, s, ms, largest first (90s, 2h, 1d12h).',
+      parse: usageParser(parseDuration),
+    })(),
+  }
+
+  static override flags = {
+    to: Flags.custom<number>({
+      description: 'Move to this time instead: ISO 8601 (2026-01-01T09:00:00Z) or Unix milliseconds.',
+      parse: usageParser(parseInstant),
+    })(),
+  }
+
+  async run(): Promise<AdvanceClockResponse> {
+    const { args, flags } = await this.parse(ClockAdvance)
+    const request = advanceRequest(args.duration, flags.to)
+    const result = await (await this.client(flags)).advanceClock(request)
+
+    this.printFields([['now', `${formatTime(result.now)} (${result.now})`]])
+    this.log()
+    this.printTable(
+      result.ran,
+      [
+        { header: 'AT', value: (action) => formatTime(action.at) },
+        { header: 'KIND', value: (action) => action.kind },
+        { header: 'DESCRIPTION', value: (action) => action.description },
+      ],
+      'No actions were due.',
+    )
+    return result
+  }
+}
+
+function advanceRequest(duration: number | undefined, to: number | undefined): AdvanceClockRequest {
+  if (duration !== undefined && to === undefined) return { ms: duration }
+  if (to !== undefined && duration === undefined) return { to }
+  throw usageError('Give either a duration (e.g. `bula clock advance 2h`) or --to <time>, not both.')
+}

@@ -1,0 +1,96 @@
+import { Command, Errors, Flags, ux } from '@oclif/core'
+import chalk, { chalkStderr } from 'chalk'
+import { BulaClient } from '../client/bula-client.js'
+import { resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
+import { ApiError } from '../errors.js'
+import { formatApiError, toErrorReport } from './error-report.js'
+import { createColors, formatFields, formatTable, type Column } from './output.js'
+
+/** The connection flags every command accepts (see BaseCommand.baseFlags). */
+export interface GlobalFlags {
+  'api-key'?: string
+  'base-url'?: string
+  profile?: string
+}
+
+/**
+ * The base of every bula command. A command parses its flags, makes one
+ * client call, prints a human rendering with the helpers below and returns
+ * its typed result, which oclif prints as JSON instead when --json is given
+ * (the human output is then suppressed).
+ *
+ * Failures: an ApiError (from the simulator or a local check) prints
+ * `code: message` on stderr and exits 1; with --json every failure prints the
+ * error envelope `{"error":{"code","message",...}}` on stdout instead, so
+ * stdout is always one JSON document. Usage errors exit 2.
+ */
+export abstract class BaseCommand<T> extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    'api-key': Flags.string({
+      description: 'API key to use (default: BULA_API_KEY, then the profile).',
+      helpGroup: 'GLOBAL',
+    }),
+    'base-url': Flags.string({
+      description: 'Simulator address (default: BULA_BASE_URL, then the profile, then http://127.0.0.1:4111).',
+      helpGroup: 'GLOBAL',
+    }),
+    profile: Flags.string({
+      description: 'Profile to use (default: BULA_PROFILE, then the current profile, then "default").',
+      helpGroup: 'GLOBAL',
+    }),
+  }
+
+  protected readonly colors = createColors(process.env, chalk.level)
+  private readonly stderrColors = createColors(process.env, chalkStderr.level)
+
+  abstract override run(): Promise<T>
+
+  /** The key and address these flags, the environment and the profile point at. */
+  protected connection(flags: GlobalFlags, options?: ResolveConnectionOptions): Promise<Connection> {
+    return resolveConnection({ apiKey: flags['api-key'], baseUrl: flags['base-url'], profile: flags.profile }, options)
+  }
+
+  protected async client(flags: GlobalFlags): Promise<BulaClient> {
+    const { baseUrl, apiKey } = await this.connection(flags)
+    return new BulaClient({ baseUrl, apiKey, userAgent: this.config.userAgent })
+  }
+
+  protected printFields(fields: ReadonlyArray<readonly [string, string]>): void {
+    this.log(formatFields(fields, this.colors))
+  }
+
+  protected printTable<Row>(rows: readonly Row[], columns: ReadonlyArray<Column<Row>>, whenEmpty: string): void {
+    this.log(rows.length === 0 ? whenEmpty : formatTable(rows, columns, this.colors))
+  }
+
+  /** A line for the reader's attention, such as "shown once" warnings. */
+  protected printNotice(text: string): void {
+    this.log(this.colors.yellow(text))
+  }
+
+  // Plain JSON always: oclif colours it on a TTY and ignores NO_COLOR, and
+  // --json output is for programs.
+  protected override logJson(json: unknown): void {
+    ux.stdout(JSON.stringify(json, null, 2))
+  }
+
+  protected override async catch(error: Errors.CLIError | Error): Promise<unknown> {
+    if (error instanceof Errors.ExitError) throw error
+    const report = toErrorReport(error)
+    if (this.jsonEnabled()) {
+      this.logJson(report.envelope)
+      process.exitCode = report.exitCode
+      return undefined
+    }
+    if (error instanceof ApiError) {
+      // No stack trace: the code and message are the whole story.
+      ux.stderr(formatApiError(error, this.stderrColors))
+      process.exitCode = report.exitCode
+      return undefined
+    }
+    // Usage and unexpected errors: oclif prints them with its help hints.
+    return super.catch(error)
+  }
+}

@@ -1,0 +1,37 @@
+import { Errors } from '@oclif/core'
+import type { ChalkInstance } from 'chalk'
+import { ApiError, type ErrorEnvelope } from '../errors.js'
+import { USAGE_EXIT_CODE } from './usage.js'
+
+/** Exit code of a failed API call or local failure (file, config, connection). */
+const FAILURE_EXIT_CODE = 1
+
+/** What a failed command prints with --json (on stdout) and the code it exits with. */
+export interface ErrorReport {
+  envelope: ErrorEnvelope
+  exitCode: number
+}
+
+/**
+ * Every failure as the API's error envelope, so a script reading --json
+ * output branches on `error.code` the same way whether the simulator or the
+ * CLI itself refused: ApiError keeps its code, a bad command line is
+ * `invalid_usage` (exit 2), anything else `unexpected_error`.
+ */
+export function toErrorReport(error: unknown): ErrorReport {
+  if (error instanceof ApiError) return { envelope: error.toEnvelope(), exitCode: FAILURE_EXIT_CODE }
+  const message = error instanceof Error ? error.message : String(error)
+  if (error instanceof Errors.CLIError) {
+    return {
+      envelope: { error: { code: 'invalid_usage', message } },
+      exitCode: error.oclif.exit ?? USAGE_EXIT_CODE,
+    }
+  }
+  return { envelope: { error: { code: 'unexpected_error', message } }, exitCode: FAILURE_EXIT_CODE }
+}
+
+/** The human form of an ApiError: `code: message (param: x)`. */
+export function formatApiError(error: ApiError, colors: ChalkInstance): string {
+  const param = error.param === undefined ? '' : ` (param: ${error.param})`
+  return `${colors.red(error.code)}: ${error.message}${param}`
+}

@@ -1,0 +1,49 @@
+import { Chalk, type ChalkInstance } from 'chalk'
+
+/**
+ * The colour level to use: chalk's detection (TTY, FORCE_COLOR, --no-color),
+ * except that a non-empty NO_COLOR always turns colour off, as no-color.org
+ * asks and chalk itself does not.
+ */
+export function colorLevel(env: NodeJS.ProcessEnv, detected: ChalkInstance['level']): ChalkInstance['level'] {
+  return env.NO_COLOR ? 0 : detected
+}
+
+export const createColors = (env: NodeJS.ProcessEnv, detected: ChalkInstance['level']): ChalkInstance =>
+  new Chalk({ level: colorLevel(env, detected) })
+
+/** Money in FJD cents as `FJD 1,234.50`. */
+export function formatFjd(cents: number): string {
+  const sign = cents < 0 ? '-' : ''
+  const abs = Math.abs(cents)
+  const dollars = Math.floor(abs / 100).toLocaleString('en-US')
+  return `${sign}FJD ${dollars}.${String(abs % 100).padStart(2, '0')}`
+}
+
+/** A Unix-ms timestamp as ISO 8601 (UTC); `-` for none. */
+export const formatTime = (ms: number | null | undefined): string => (ms == null ? '-' : new Date(ms).toISOString())
+
+/** `key: value` lines with the values aligned. */
+export function formatFields(fields: ReadonlyArray<readonly [string, string]>, colors: ChalkInstance): string {
+  const width = Math.max(0, ...fields.map(([label]) => label.length)) + 1
+  return fields.map(([label, value]) => `${colors.dim(`${label}:`.padEnd(width))} ${value}`).join('\n')
+}
+
+export interface Column<Row> {
+  header: string
+  value: (row: Row) => string
+}
+
+/** A plain-text table with a bold header; padding is computed before colouring so ANSI codes never skew it. */
+export function formatTable<Row>(rows: readonly Row[], columns: ReadonlyArray<Column<Row>>, colors: ChalkInstance): string {
+  const cells = rows.map((row) => columns.map((column) => column.value(row)))
+  const widths = columns.map((column, index) =>
+    Math.max(column.header.length, ...cells.map((line) => line[index]?.length ?? 0)),
+  )
+  const render = (line: string[]) =>
+    line
+      .map((cell, index) => (index === line.length - 1 ? cell : cell.padEnd(widths[index] ?? 0)))
+      .join('  ')
+  const header = colors.bold(render(columns.map((column) => column.header)))
+  return [header, ...cells.map(render)].join('\n')
+}

@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto'
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { z } from 'zod'
+import { ApiError } from '../errors.js'
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4111'
+export const DEFAULT_PROFILE = 'default'
+
+// Names become JSON keys and file-facing labels; a narrow alphabet keeps out
+// `__proto__` and names a shell would need quoting for.
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+
+const profileSchema = z.looseObject({
+  baseUrl: z.string(),
+  apiKey: z.string().optional(),
+  publishableKey: z.string().optional(),
+})
+export type Profile = z.infer<typeof profileSchema>
+
+// Loose objects keep fields a newer bula wrote, so an older one saving a
+// profile does not drop them.
+const configSchema = z.looseObject({
+  current: z.string().optional(),
+  profiles: z.record(z.string(), profileSchema).default({}),
+})
+export type BulaConfig = z.infer<typeof configSchema>
+
+type Env = NodeJS.ProcessEnv
+
+/** An environment variable, with an empty value counted as unset. */
+const envValue = (env: Env, name: string): string | undefined => env[name] || undefined
+
+/** `$BULA_CONFIG_DIR`, else `$XDG_CONFIG_HOME/bula`, else `~/.config/bula`. */
+export function configDir(env: Env = process.env): string {
+  const explicit = envValue(env, 'BULA_CONFIG_DIR')
+  if (explicit) return explicit
+  return join(envValue(env, 'XDG_CONFIG_HOME') ?? join(homedir(), '.config'), 'bula')
+}
+
+export const configPath = (env: Env = process.env): string => join(configDir(env), 'config.json')
+
+/** The config file's contents; an empty config when the file does not exist yet. */
+export async function loadConfig(env: Env = process.env): Promise<BulaConfig> {
+  const file = configPath(env)
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} }
+    throw new ApiError(0, 'invalid_config', `Cannot read ${file}: ${(error as Error).message}`)
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    throw new ApiError(0, 'invalid_config', `${file} is not valid JSON. Fix it or delete it to start over.`)
+  }
+  const parsed = configSchema.safeParse(json)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : ''
+    throw new ApiError(0, 'invalid_config', `${file} is not a bula config${where}: ${issue?.message}. Fix it or delete it.`)
+  }
+  return parsed.data
+}
+
+/** Throws unless `name` can be saved; check before work whose result would be lost. */
+export function assertProfileName(name: string): void {
+  if (!PROFILE_NAME.test(name)) {
+    throw new ApiError(
+      0,
+      'invalid_profile_name',
+      `Invalid profile name "${name}": use letters, digits, ".", "_" or "-" (at most 64), starting with a letter or digit.`,
+    )
+  }
+}
+
+export interface SaveProfileOptions {
+  /** Also make this the profile used when none is named. */
+  makeCurrent?: boolean
+  env?: Env
+}
+
+/**
+ * Stores `profile` under `name`, replacing any profile of that name whole (a
+ * new key pair must not inherit the old pair's other key), and returns the
+ * config file's path. Other profiles and the current profile are kept unless
+ * `makeCurrent` is set. The file is replaced atomically with mode 0600 in a
+ * 0700 folder, because it holds secret keys.
+ */
+export async function saveProfile(name: string, profile: Profile, options: SaveProfileOptions = {}): Promise<string> {
+  const env = options.env ?? process.env
+  assertProfileName(name)
+  const config = await loadConfig(env)
+  const next: BulaConfig = {
+    ...config,
+    current: options.makeCurrent ? name : config.current,
+    profiles: { ...config.profiles, [name]: profile },
+  }
+  const dir = configDir(env)
+  const file = configPath(env)
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  const temporary = join(dir, `.config.${randomUUID()}.tmp`)
+  try {
+    await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 })
+    await rename(temporary, file)
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
+  return file
+}
+
+/** Which key and simulator address to use; each field is resolved on its own. */
+export interface ConnectionFlags {
+  apiKey?: string
+  baseUrl?: string
+  profile?: string
+}
+
+export interface Connection {
+  baseUrl: string
+  apiKey?: string
+  /** The profile consulted (it may not exist yet, e.g. for `bula login`). */
+  profileName: string
+}
+
+export interface ResolveConnectionOptions {
+  env?: Env
+  /** Accept a named profile that does not exist yet (for commands that create it). */
+  allowMissingProfile?: boolean
+}
+
+/**
+ * Resolves each of the API key and base URL from, in order: the flags, the
+ * environment (BULA_API_KEY, BULA_BASE_URL), the profile, and for the base URL
+ * the default local simulator. The profile is the one named by the flag or
+ * BULA_PROFILE, else the config's current profile, else "default". A profile
+ * named explicitly must exist, so that a typo does not fall back silently.
+ */
+export async function resolveConnection(
+  flags: ConnectionFlags,
+  options: ResolveConnectionOptions = {},
+): Promise<Connection> {
+  const env = options.env ?? process.env
+  const config = await loadConfig(env)
+  const namedProfile = flags.profile || envValue(env, 'BULA_PROFILE')
+  const profileName = namedProfile ?? config.current ?? DEFAULT_PROFILE
+  const profile = Object.hasOwn(config.profiles, profileName) ? config.profiles[profileName] : undefined
+  if (namedProfile !== undefined && profile === undefined && !options.allowMissingProfile) {
+    const known = Object.keys(config.profiles)
+    throw new ApiError(
+      0,
+      'unknown_profile',
+      `No profile named "${namedProfile}" in ${configPath(env)}` +
+        (known.length ? ` (profiles: ${known.join(', ')}).` : '. Create one with `bula login`.'),
+    )
+  }
+  return {
+    profileName,
+    baseUrl: flags.baseUrl || envValue(env, 'BULA_BASE_URL') || profile?.baseUrl || DEFAULT_BASE_URL,
+    apiKey: flags.apiKey || envValue(env, 'BULA_API_KEY') || profile?.apiKey,
+  }
+}

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { parseJsonOutput, removeCliConfigDir, runCli } from '../helpers/cli.js'
+
+// Behaviour that needs no simulator: help, usage errors and a simulator that is not there.
+
+afterAll(removeCliConfigDir)
+
+const manifest = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../oclif.manifest.json'), 'utf8')) as {
+  commands: Record<string, unknown>
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+describe('help', () => {
+  it('shows a description and EXAMPLES for every command', async () => {
+    const ids = Object.keys(manifest.commands)
+    expect(ids).toEqual(expect.arrayContaining(['login', 'merchants:me', 'keys:rotate', 'clock:advance', 'verify:submit']))
+    const results = await Promise.all(ids.map((id) => runCli([...id.split(':'), '--help'])))
+    for (const [index, result] of results.entries()) {
+      expect(result.exitCode, ids[index]).toBe(0)
+      expect(result.stdout, ids[index]).toContain('EXAMPLES')
+      expect(result.stdout, ids[index]).toContain('DESCRIPTION')
+    }
+  })
+
+  it('lists the global flags', async () => {
+    const result = await runCli(['keys', 'list', '--help'])
+    expect(result.stdout).toMatch(/GLOBAL FLAGS[\s\S]*--api-key[\s\S]*--base-url[\s\S]*--json[\s\S]*--profile/)
+  })
+})
+
+describe('failures before the simulator answers', () => {
+  it('reports a simulator that is not running, exit 1, no stack trace', async () => {
+    const baseUrl = `http://127.0.0.1:${await closedPort()}`
+    const result = await runCli(['merchants', 'me'], { env: { BULA_BASE_URL: baseUrl, BULA_API_KEY: 'sk_test_x' } })
+    expect(result.exitCode).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr.trim()).toBe(
+      `connection_failed: Could not reach the simulator at ${baseUrl}. Start it with \`bula serve\`.`,
+    )
+  })
+
+  it('with --json prints the envelope on stdout instead', async () => {
+    const baseUrl = `http://127.0.0.1:${await closedPort()}`
+    const result = await runCli(['clock', 'show', '--json'], { env: { BULA_BASE_URL: baseUrl, BULA_API_KEY: 'sk_test_x' } })
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toBe('')
+    expect(parseJsonOutput(result)).toEqual({ error: { code: 'connection_failed', message: expect.any(String) } })
+  })
+
+  it('explains where a key comes from when there is none', async () => {
+    const result = await runCli(['keys', 'list'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toContain('missing_api_key: No API key: run `bula login --api-key sk_test_...`')
+  })
+
+  it('refuses an unknown profile by name', async () => {
+    const result = await runCli(['merchants', 'me', '--profile', 'nope'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(/^unknown_profile: No profile named "nope"/)
+  })
+
+  it('exits 2 on a bad command line, and --json reports it as invalid_usage', async () => {
+    const human = await runCli(['clock', 'advance', '2 days'])
+    expect(human.exitCode).toBe(2)
+    expect(human.stderr).toContain('Invalid duration "2 days"')
+
+    const json = await runCli(['clock', 'advance', '--json'])
+    expect(json.exitCode).toBe(2)
+    expect(parseJsonOutput(json)).toEqual({ error: { code: 'invalid_usage', message: expect.stringContaining('either a duration') } })
+
+    const missingFlag = await runCli(['keys', 'create', '--json'])
+    expect(missingFlag.exitCode).toBe(2)
+    expect(parseJsonOutput(missingFlag)).toMatchObject({ error: { code: 'invalid_usage' } })
+  })
+
+  it('refuses settings set without a setting', async () => {
+    const result = await runCli(['settings', 'set'], { env: { BULA_API_KEY: 'sk_test_x' } })
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toContain('Nothing to change')
+  })
+})

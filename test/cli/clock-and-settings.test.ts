@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest'
+import { advanceClockResponseSchema, clockSchema, settingsSchema } from '../../src/schemas/index.js'
+import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
+
+const HOUR = 60 * 60 * 1000
+
+const server = useServe()
+
+const cli = (merchant: TestMerchant, args: string[]) => runCli(args, { env: merchant.env })
+
+describe('clock', () => {
+  it('shows the time and advances it by 2h', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const before = clockSchema.parse(parseJsonOutput(await cli(merchant, ['clock', 'show', '--json'])))
+
+    const advanced = await cli(merchant, ['clock', 'advance', '2h', '--json'])
+    expect(advanced.exitCode, advanced.stdout).toBe(0)
+    const result = advanceClockResponseSchema.parse(parseJsonOutput(advanced))
+    expect(result.now - before.now).toBeGreaterThanOrEqual(2 * HOUR)
+    expect(result.offsetMs - before.offsetMs).toBe(2 * HOUR)
+
+    const show = await cli(merchant, ['clock', 'show'])
+    expect(show.stdout).toMatch(/^now:\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \(\d+\)$/m)
+    expect(show.stdout).toMatch(/^ahead of real time by:\s+2h$/m)
+  })
+
+  it('advances to a time, prints it as ISO and ms, and lists what ran', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const before = clockSchema.parse(parseJsonOutput(await cli(merchant, ['clock', 'show', '--json'])))
+    const target = before.now + 3 * 24 * HOUR
+    const result = await cli(merchant, ['clock', 'advance', '--to', new Date(target).toISOString()])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toContain(`now: ${new Date(target).toISOString()} (${target})`)
+    expect(result.stdout).toMatch(/No actions were due\.|^AT\s+KIND\s+DESCRIPTION$/m)
+  })
+
+  it('refuses to go back', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const result = await cli(merchant, ['clock', 'advance', '--to', '2000-01-01T00:00:00Z'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(/^invalid_request: /)
+  })
+})
+
+describe('settings', () => {
+  it('sets and shows settings', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const set = await cli(merchant, [
+      'settings',
+      'set',
+      '--display-name',
+      'Kai Store',
+      '--invoice-prefix',
+      'INV-2026',
+      '--invoice-next-number',
+      '42',
+      '--no-receipts',
+      '--payout-schedule',
+      'daily',
+      '--payout-destination-bank',
+      'BSP:Kai Store Ltd:12345678',
+      '--json',
+    ])
+    expect(set.exitCode, set.stdout).toBe(0)
+    const expected = {
+      displayName: 'Kai Store',
+      invoicePrefix: 'INV-2026',
+      invoiceNextNumber: 42,
+      receiptsEnabled: false,
+      payoutSchedule: 'daily',
+      payoutDestination: { type: 'bank_account', bankName: 'BSP', accountName: 'Kai Store Ltd', accountNumber: '12345678' },
+    }
+    expect(settingsSchema.parse(parseJsonOutput(set))).toMatchObject(expected)
+    expect(settingsSchema.parse(parseJsonOutput(await cli(merchant, ['settings', 'show', '--json'])))).toMatchObject(expected)
+
+    const wallet = await cli(merchant, ['settings', 'set', '--payout-destination-wallet', 'mpaisa:+6797123456', '--receipts'])
+    expect(wallet.exitCode, wallet.stderr).toBe(0)
+    expect(wallet.stdout).toMatch(/^payout destination:\s+mpaisa wallet \+6797123456$/m)
+    expect(wallet.stdout).toMatch(/^receipts:\s+on$/m)
+    expect(wallet.stdout).toMatch(/^display name:\s+Kai Store$/m)
+  })
+
+  it('passes the simulator\'s validation error through with its param', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const result = await cli(merchant, ['settings', 'set', '--invoice-prefix', 'BILL-', '--json'])
+    expect(result.exitCode).toBe(1)
+    expect(parseJsonOutput(result)).toMatchObject({ error: { code: 'invalid_request', param: 'invoicePrefix' } })
+  })
+
+  it('refuses a malformed destination as a usage error', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const result = await cli(merchant, ['settings', 'set', '--payout-destination-wallet', 'paypal:+6797123456'])
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toContain('mpaisa|mycash')
+  })
+})

@@ -1,0 +1,162 @@
+import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  configDir,
+  DEFAULT_BASE_URL,
+  loadConfig,
+  resolveConnection,
+  saveProfile,
+} from '../../src/config/profiles.js'
+import { ApiError } from '../../src/errors.js'
+
+let dir: string
+let env: NodeJS.ProcessEnv
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bula-config-'))
+  env = { BULA_CONFIG_DIR: join(dir, 'bula') }
+})
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+describe('configDir', () => {
+  it('prefers BULA_CONFIG_DIR, then XDG_CONFIG_HOME/bula, then ~/.config/bula', () => {
+    expect(configDir({ BULA_CONFIG_DIR: '/a', XDG_CONFIG_HOME: '/x' })).toBe('/a')
+    expect(configDir({ XDG_CONFIG_HOME: '/x' })).toBe('/x/bula')
+    expect(configDir({ BULA_CONFIG_DIR: '', XDG_CONFIG_HOME: '' })).toMatch(/\.config\/bula$/)
+  })
+})
+
+describe('saveProfile and loadConfig', () => {
+  it('starts empty and writes the file 0600 in a 0700 folder', async () => {
+    expect(await loadConfig(env)).toEqual({ profiles: {} })
+    const file = await saveProfile('default', { baseUrl: 'http://x', apiKey: 'sk_test_1' }, { env })
+    expect(file).toBe(join(dir, 'bula', 'config.json'))
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+    expect((await stat(join(dir, 'bula'))).mode & 0o777).toBe(0o700)
+    expect(await loadConfig(env)).toEqual({ profiles: { default: { baseUrl: 'http://x', apiKey: 'sk_test_1' } } })
+  })
+
+  it('replaces a profile whole, keeps the others, and moves current only when asked', async () => {
+    await saveProfile('default', { baseUrl: 'http://a', apiKey: 'sk_test_a', publishableKey: 'pk_test_a' }, { env })
+    await saveProfile('live', { baseUrl: 'http://b', apiKey: 'sk_live_b' }, { env, makeCurrent: true })
+    await saveProfile('default', { baseUrl: 'http://c', apiKey: 'sk_test_c' }, { env })
+    expect(await loadConfig(env)).toEqual({
+      current: 'live',
+      profiles: {
+        default: { baseUrl: 'http://c', apiKey: 'sk_test_c' },
+        live: { baseUrl: 'http://b', apiKey: 'sk_live_b' },
+      },
+    })
+  })
+
+  it('keeps fields it does not know', async () => {
+    await mkdir(join(dir, 'bula'))
+    await writeFile(
+      join(dir, 'bula', 'config.json'),
+      JSON.stringify({ future: 1, profiles: { a: { baseUrl: 'http://a', note: 'x' } } }),
+    )
+    await saveProfile('b', { baseUrl: 'http://b' }, { env })
+    const saved = JSON.parse(await readFile(join(dir, 'bula', 'config.json'), 'utf8'))
+    expect(saved).toEqual({ future: 1, profiles: { a: { baseUrl: 'http://a', note: 'x' }, b: { baseUrl: 'http://b' } } })
+  })
+
+  it.each(['', '__proto__', 'a b', '-x', 'x'.repeat(65)])('refuses the profile name %j', async (name) => {
+    await expect(saveProfile(name, { baseUrl: 'http://x' }, { env })).rejects.toMatchObject({
+      code: 'invalid_profile_name',
+    })
+  })
+
+  it('names the file when it cannot be parsed', async () => {
+    await mkdir(join(dir, 'bula'))
+    await writeFile(join(dir, 'bula', 'config.json'), '{nope')
+    const error = await loadConfig(env).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(ApiError)
+    expect(error).toMatchObject({ status: 0, code: 'invalid_config' })
+    expect((error as ApiError).message).toContain(join(dir, 'bula', 'config.json'))
+  })
+
+  it('refuses a file of the wrong shape', async () => {
+    await mkdir(join(dir, 'bula'))
+    await writeFile(join(dir, 'bula', 'config.json'), JSON.stringify({ profiles: { a: { apiKey: 1 } } }))
+    await expect(loadConfig(env)).rejects.toMatchObject({ code: 'invalid_config' })
+  })
+})
+
+describe('resolveConnection', () => {
+  beforeEach(async () => {
+    await saveProfile('default', { baseUrl: 'http://default', apiKey: 'sk_test_default' }, { env })
+    await saveProfile('other', { baseUrl: 'http://other', apiKey: 'sk_test_other' }, { env })
+  })
+
+  it('falls back to the "default" profile, then to the default base URL', async () => {
+    expect(await resolveConnection({}, { env })).toEqual({
+      profileName: 'default',
+      baseUrl: 'http://default',
+      apiKey: 'sk_test_default',
+    })
+    const empty = { BULA_CONFIG_DIR: join(dir, 'empty') }
+    expect(await resolveConnection({}, { env: empty })).toEqual({
+      profileName: 'default',
+      baseUrl: DEFAULT_BASE_URL,
+      apiKey: undefined,
+    })
+  })
+
+  it('uses the current profile over "default"', async () => {
+    await saveProfile('current', { baseUrl: 'http://current', apiKey: 'sk_test_current' }, { env, makeCurrent: true })
+    expect(await resolveConnection({}, { env })).toMatchObject({ profileName: 'current', apiKey: 'sk_test_current' })
+  })
+
+  it('uses BULA_PROFILE over the current profile, and the flag over BULA_PROFILE', async () => {
+    await saveProfile('current', { baseUrl: 'http://current' }, { env, makeCurrent: true })
+    expect(await resolveConnection({}, { env: { ...env, BULA_PROFILE: 'other' } })).toMatchObject({
+      profileName: 'other',
+      baseUrl: 'http://other',
+    })
+    expect(await resolveConnection({ profile: 'default' }, { env: { ...env, BULA_PROFILE: 'other' } })).toMatchObject({
+      profileName: 'default',
+      baseUrl: 'http://default',
+    })
+  })
+
+  it('resolves each field: flags over environment over profile', async () => {
+    const withEnv = { ...env, BULA_API_KEY: 'sk_test_env', BULA_BASE_URL: 'http://env' }
+    expect(await resolveConnection({}, { env: withEnv })).toMatchObject({ apiKey: 'sk_test_env', baseUrl: 'http://env' })
+    expect(await resolveConnection({ apiKey: 'sk_test_flag' }, { env: withEnv })).toMatchObject({
+      apiKey: 'sk_test_flag',
+      baseUrl: 'http://env',
+    })
+    expect(await resolveConnection({ baseUrl: 'http://flag' }, { env })).toMatchObject({
+      apiKey: 'sk_test_default',
+      baseUrl: 'http://flag',
+    })
+  })
+
+  it('treats empty environment variables as unset', async () => {
+    const blank = { ...env, BULA_API_KEY: '', BULA_BASE_URL: '', BULA_PROFILE: '' }
+    expect(await resolveConnection({}, { env: blank })).toMatchObject({
+      profileName: 'default',
+      apiKey: 'sk_test_default',
+    })
+  })
+
+  it('refuses a named profile that does not exist, unless told to allow it', async () => {
+    await expect(resolveConnection({ profile: 'typo' }, { env })).rejects.toMatchObject({
+      code: 'unknown_profile',
+      message: expect.stringContaining('default, other'),
+    })
+    await expect(resolveConnection({}, { env: { ...env, BULA_PROFILE: 'typo' } })).rejects.toMatchObject({
+      code: 'unknown_profile',
+    })
+    expect(await resolveConnection({ profile: 'new' }, { env, allowMissingProfile: true })).toEqual({
+      profileName: 'new',
+      baseUrl: DEFAULT_BASE_URL,
+      apiKey: undefined,
+    })
+  })
+})

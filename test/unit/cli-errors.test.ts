@@ -1,0 +1,61 @@
+import { Errors } from '@oclif/core'
+import { Chalk } from 'chalk'
+import { describe, expect, it } from 'vitest'
+import { formatApiError, toErrorReport } from '../../src/cli/error-report.js'
+import { usageError } from '../../src/cli/usage.js'
+import { ApiError } from '../../src/errors.js'
+
+const plain = new Chalk({ level: 0 })
+
+describe('formatApiError', () => {
+  it('prints code: message', () => {
+    expect(formatApiError(new ApiError(401, 'invalid_api_key', 'The API key is not valid.'), plain)).toBe(
+      'invalid_api_key: The API key is not valid.',
+    )
+  })
+
+  it('adds the param when there is one', () => {
+    const error = new ApiError(400, 'invalid_request', 'must be a 9-digit TIN', 'tin')
+    expect(formatApiError(error, plain)).toBe('invalid_request: must be a 9-digit TIN (param: tin)')
+  })
+
+  it('colours only the code, and only when colours are on', () => {
+    const line = formatApiError(new ApiError(404, 'not_found', 'No such key.'), new Chalk({ level: 1 }))
+    expect(line).toBe('\u001B[31mnot_found\u001B[39m: No such key.')
+  })
+})
+
+describe('toErrorReport', () => {
+  it('passes an ApiError envelope through, exit 1', () => {
+    const error = new ApiError(403, 'publishable_key_forbidden', 'Use a secret key.', undefined, 'permission_error')
+    expect(toErrorReport(error)).toEqual({
+      envelope: { error: { code: 'publishable_key_forbidden', message: 'Use a secret key.', type: 'permission_error' } },
+      exitCode: 1,
+    })
+  })
+
+  it('keeps local failures (status 0) on exit 1', () => {
+    expect(toErrorReport(new ApiError(0, 'connection_failed', 'Could not reach'))).toEqual({
+      envelope: { error: { code: 'connection_failed', message: 'Could not reach' } },
+      exitCode: 1,
+    })
+  })
+
+  it('reports a bad command line as invalid_usage, exit 2', () => {
+    expect(toErrorReport(usageError('Give a duration.'))).toEqual({
+      envelope: { error: { code: 'invalid_usage', message: 'Give a duration.' } },
+      exitCode: 2,
+    })
+  })
+
+  it('keeps the exit code an oclif error asks for', () => {
+    expect(toErrorReport(new Errors.CLIError('nope', { exit: 3 })).exitCode).toBe(3)
+  })
+
+  it('reports anything else as unexpected_error, exit 1', () => {
+    expect(toErrorReport(new TypeError('x is undefined'))).toEqual({
+      envelope: { error: { code: 'unexpected_error', message: 'x is undefined' } },
+      exitCode: 1,
+    })
+  })
+})

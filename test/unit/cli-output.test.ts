@@ -1,0 +1,50 @@
+import { Chalk } from 'chalk'
+import { describe, expect, it } from 'vitest'
+import { colorLevel, formatFields, formatFjd, formatTable, formatTime } from '../../src/cli/output.js'
+
+const plain = new Chalk({ level: 0 })
+
+describe('colorLevel', () => {
+  it('turns colour off for any non-empty NO_COLOR, even when forced', () => {
+    expect(colorLevel({ NO_COLOR: '1' }, 3)).toBe(0)
+    expect(colorLevel({ NO_COLOR: '0', FORCE_COLOR: '1' }, 1)).toBe(0)
+  })
+
+  it('keeps the detected level otherwise', () => {
+    expect(colorLevel({}, 2)).toBe(2)
+    expect(colorLevel({ NO_COLOR: '' }, 1)).toBe(1)
+  })
+})
+
+describe('formatters', () => {
+  it('formats FJD cents', () => {
+    expect(formatFjd(0)).toBe('FJD 0.00')
+    expect(formatFjd(5)).toBe('FJD 0.05')
+    expect(formatFjd(499_999)).toBe('FJD 4,999.99')
+    expect(formatFjd(-1250)).toBe('-FJD 12.50')
+  })
+
+  it('formats times as ISO, and none as -', () => {
+    expect(formatTime(Date.UTC(2026, 0, 2, 3, 4, 5))).toBe('2026-01-02T03:04:05.000Z')
+    expect(formatTime(null)).toBe('-')
+  })
+
+  it('aligns key: value lines', () => {
+    expect(formatFields([['id', 'ms_1'], ['payout schedule', 'weekly']], plain)).toBe(
+      'id:              ms_1\npayout schedule: weekly',
+    )
+  })
+
+  it('pads table columns to the widest cell, before colouring', () => {
+    const rows = [
+      { id: 'key_1', status: 'active' },
+      { id: 'key_22222', status: 'revoked' },
+    ]
+    const columns = [
+      { header: 'ID', value: (row: (typeof rows)[number]) => row.id },
+      { header: 'STATUS', value: (row: (typeof rows)[number]) => row.status },
+    ]
+    expect(formatTable(rows, columns, plain)).toBe('ID         STATUS\nkey_1      active\nkey_22222  revoked')
+    expect(formatTable(rows, columns, new Chalk({ level: 1 })).split('\n')[0]).toBe('\u001B[1mID         STATUS\u001B[22m')
+  })
+})
