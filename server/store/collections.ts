@@ -1,7 +1,10 @@
 import type { JobRecord } from '../clock/job.js'
 import type { ApiKeyRecord } from '../domain/api-key.js'
+import type { CheckoutSessionRecord, PaymentIntentRecord } from '../domain/checkout-session.js'
 import type { MerchantRecord } from '../domain/merchant.js'
+import type { EventRecord } from '../events/event-log.js'
 import type { IdempotencyRecord } from '../services/idempotency.js'
+import type { EmailRecord } from '../services/outbox.js'
 import type { IndexSpec } from './types.js'
 
 /** Every collection the simulator keeps, and the type of its documents. */
@@ -10,9 +13,26 @@ export type Collections = {
   apiKeys: ApiKeyRecord
   idempotency: IdempotencyRecord
   jobs: JobRecord
+  checkoutSessions: CheckoutSessionRecord
+  paymentIntents: PaymentIntentRecord
+  events: EventRecord
+  emails: EmailRecord
 }
 
-export const COLLECTION_NAMES = ['merchants', 'apiKeys', 'idempotency', 'jobs'] as const satisfies readonly (keyof Collections)[]
+export const COLLECTION_NAMES = [
+  'merchants',
+  'apiKeys',
+  'idempotency',
+  'jobs',
+  'checkoutSessions',
+  'paymentIntents',
+  'events',
+  'emails',
+] as const satisfies readonly (keyof Collections)[]
+
+/** The group key of objects listed per merchant and mode, in creation order. */
+export const merchantModeGroup = (merchantId: string, mode: string): string => `${merchantId}:${mode}`
+const byMerchantMode = (doc: { merchantId: string; mode: string }): string => merchantModeGroup(doc.merchantId, doc.mode)
 
 export const INDEXES: IndexSpec<Collections> = {
   unique: {
@@ -20,5 +40,8 @@ export const INDEXES: IndexSpec<Collections> = {
   },
   groups: {
     apiKeys: { byMerchant: (key) => key.merchantId },
+    checkoutSessions: { byMerchantMode },
+    events: { byMerchantMode },
+    emails: { byMerchantMode },
   },
 }

@@ -1,0 +1,71 @@
+import type { DocumentState } from './document-state.js'
+import type { JournalWriter } from './journal-writer.js'
+import type { Schema, Store } from './types.js'
+
+/** The Store every service uses: reads from memory; changes go to the journal writer, or nowhere in memory mode. */
+export class BulaStore<S extends Schema> implements Store<S> {
+  private closing: Promise<void> | null = null
+
+  constructor(
+    private readonly state: DocumentState,
+    private readonly writer: JournalWriter | null,
+    readonly file: string | null,
+  ) {}
+
+  get<C extends keyof S & string>(collection: C, id: string): S[C] | undefined {
+    return this.state.docs(collection).get(id) as S[C] | undefined
+  }
+
+  values<C extends keyof S & string>(collection: C): IterableIterator<S[C]> {
+    return this.state.docs(collection).values() as IterableIterator<S[C]>
+  }
+
+  size<C extends keyof S & string>(collection: C): number {
+    return this.state.docs(collection).size
+  }
+
+  lookup<C extends keyof S & string>(collection: C, index: string, key: string): S[C] | undefined {
+    return this.state.lookup(collection, index, key) as S[C] | undefined
+  }
+
+  group<C extends keyof S & string>(collection: C, index: string, key: string): readonly string[] {
+    return this.state.group(collection, index, key)
+  }
+
+  put<C extends keyof S & string>(collection: C, doc: S[C]): void {
+    this.assertOpen()
+    if (typeof doc.id !== 'string' || doc.id === '') throw new TypeError(`put("${collection}"): a document needs a non-empty string id.`)
+    const writer = this.writer
+    if (!writer) return this.state.put(collection, doc)
+    // Serialized now, not when written: the caller may change or reuse the object once put returns.
+    const op = JSON.stringify(['put', collection, doc.id, doc])
+    this.state.put(collection, doc)
+    writer.record(op)
+  }
+
+  delete<C extends keyof S & string>(collection: C, id: string): void {
+    this.assertOpen()
+    if (this.state.delete(collection, id)) this.writer?.record(JSON.stringify(['del', collection, id]))
+  }
+
+  commit(): Promise<void> {
+    return this.writer?.commit() ?? Promise.resolve()
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        await this.writer?.close()
+      } catch (error) {
+        // The pending changes could not be written: stay open so nothing is lost and close can be tried again.
+        this.closing = null
+        throw error
+      }
+    })()
+    return this.closing
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new Error(`The store ${this.file ?? '(memory)'} is closed.`)
+  }
+}

@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto'
+import type { FileHandle } from 'node:fs/promises'
+import type { JournalCoverage } from './document-state.js'
+import { StoreOpenError, type Doc } from './types.js'
+import { isDoc, isRecord, UNCHANGED } from './snapshot-file.js'
+
+export function journalFileOf(file: string): string {
+  return `${file}.journal`
+}
+
+/** One change as the journal stores it: whole documents, so replaying it twice is harmless. */
+export type JournalOp = ['put', string, string, Doc] | ['del', string, string]
+
+/** The line of one commit group, built from ops serialized when they were made. */
+export function journalLine(ops: readonly string[]): Buffer {
+  return Buffer.from(`{"v":1,"ops":[${ops.join(',')}]}\n`)
+}
+
+/**
+ * The open journal: appends whole lines and knows how many bytes of it are
+ * good, and their hash. A failed append may leave part of a line behind; the
+ * next append cuts the file back first, so a later line never follows
+ * garbage.
+ */
+export class JournalFile {
+  private torn = false
+  /** The journal is emptied on open, so it starts at zero. */
+  private bytes = 0
+  /** Of the good bytes: kept up to date per line so a snapshot never hashes the whole journal. */
+  private hash = createHash('sha256')
+
+  constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  get size(): number {
+    return this.bytes
+  }
+
+  /** Resolves once the line is written and fdatasync'ed. */
+  async append(line: Buffer): Promise<void> {
+    if (this.torn) {
+      await this.handle.truncate(this.bytes)
+      this.torn = false
+    }
+    try {
+      for (let written = 0; written < line.length; ) {
+        const { bytesWritten } = await this.handle.write(line, written, line.length - written)
+        written += bytesWritten
+      }
+      await this.handle.datasync()
+    } catch (error) {
+      this.torn = true
+      throw error
+    }
+    this.bytes += line.length
+    this.hash.update(line)
+  }
+
+  /** The journal as it is, or as it will be once `line` is appended. */
+  coverage(line?: Buffer): JournalCoverage {
+    const hash = this.hash.copy()
+    if (line) hash.update(line)
+    return { bytes: this.bytes + (line?.length ?? 0), sha256: hash.digest('hex') }
+  }
+
+  /** Empties the journal once a snapshot holds everything in it. */
+  async clear(): Promise<void> {
+    await this.handle.truncate(0)
+    this.bytes = 0
+    this.hash = createHash('sha256')
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close()
+  }
+}
+
+/** The SHA-256 a JournalCoverage records. */
+export function sha256(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}
+
+/**
+ * Applies the journal's lines, in order, skipping the prefix the snapshot
+ * says it already contains. A last line without its newline that does not
+ * parse is a write torn by a crash: it was never acknowledged, so it is
+ * dropped with a warning. Any other bad line refuses start-up, naming the
+ * file and the line.
+ */
+export function replayJournal(
+  journal: Buffer,
+  covered: JournalCoverage | null,
+  file: string,
+  apply: (op: JournalOp) => void,
+  warn: (message: string) => void,
+): void {
+  const skipped = covered && covered.bytes <= journal.length && sha256(journal.subarray(0, covered.bytes)) === covered.sha256 ? covered.bytes : 0
+  const linesSkipped = journal.subarray(0, skipped).toString('utf8').split('\n').length - 1
+  const lines = journal.subarray(skipped).toString('utf8').split('\n')
+  // After the last newline: empty for a complete journal, a partial line after a crash.
+  const unterminated = lines.pop() ?? ''
+  lines.forEach((line, index) => {
+    const lineNumber = linesSkipped + index + 1
+    applyLine(parseLine(line, file, lineNumber), file, lineNumber, apply)
+  })
+  if (unterminated === '') return
+  const lineNumber = linesSkipped + lines.length + 1
+  let entry: unknown
+  try {
+    entry = JSON.parse(unterminated)
+  } catch {
+    warn(`${file}: dropped an incomplete last line (${lineNumber}), left by a crash during a write that was never acknowledged.`)
+    return
+  }
+  applyLine(entry, file, lineNumber, apply)
+}
+
+function parseLine(line: string, file: string, lineNumber: number): unknown {
+  try {
+    return JSON.parse(line)
+  } catch (error) {
+    throw new StoreOpenError(`${file} line ${lineNumber} is not valid JSON (${(error as Error).message}). ${UNCHANGED}`, file)
+  }
+}
+
+function applyLine(entry: unknown, file: string, lineNumber: number, apply: (op: JournalOp) => void): void {
+  if (!isRecord(entry)) throw new StoreOpenError(`${file} line ${lineNumber} is not a journal entry. ${UNCHANGED}`, file)
+  if (entry.v !== 1) {
+    throw new StoreOpenError(
+      `${file} line ${lineNumber} has journal version ${JSON.stringify(entry.v)}; this bula reads version 1 only (a newer bula may have written it). ${UNCHANGED}`,
+      file,
+    )
+  }
+  if (!Array.isArray(entry.ops)) throw new StoreOpenError(`${file} line ${lineNumber} is not a journal entry (no "ops"). ${UNCHANGED}`, file)
+  for (const op of entry.ops) {
+    if (!isJournalOp(op)) throw new StoreOpenError(`${file} line ${lineNumber} has an operation that is not a valid put or del. ${UNCHANGED}`, file)
+  }
+  for (const op of entry.ops as JournalOp[]) apply(op)
+}
+
+function isJournalOp(op: unknown): op is JournalOp {
+  if (!Array.isArray(op) || typeof op[1] !== 'string' || typeof op[2] !== 'string') return false
+  if (op[0] === 'put') return op.length === 4 && isDoc(op[3], op[2])
+  return op[0] === 'del' && op.length === 3
+}

@@ -1,0 +1,126 @@
+import { Low } from 'lowdb'
+import { chmod, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises'
+import path from 'node:path'
+import { BulaStore } from './bula-store.js'
+import { DocumentState } from './document-state.js'
+import { errorCode, messageOf } from './error-info.js'
+import { acquireLock, type FileLock } from './file-lock.js'
+import { JournalFile, journalFileOf, replayJournal, sha256 } from './journal-file.js'
+import { JournalWriter } from './journal-writer.js'
+import { coverageOf, DurableTextFile, parseSnapshot, syncDirectory, tempFileOf } from './snapshot-file.js'
+import { StoreOpenError, type IndexSpec, type OpenedStore, type OpenStoreOptions, type Schema } from './types.js'
+
+export const DEFAULT_JOURNAL_THRESHOLD_BYTES = 8 * 1024 * 1024
+
+/** For tests only, never for production: lets a test make the journal's disk fail on demand. */
+export interface StoreTestHooks {
+  /** Replaces the journal's open file handle, e.g. with one whose write or datasync fails. */
+  journalHandle?: (handle: FileHandle) => FileHandle
+}
+
+/**
+ * Opens the store: memory only without `file`; otherwise takes the lock,
+ * loads the snapshot, replays the journal, and writes a fresh snapshot.
+ * docs/storage.md describes the files and the guarantees.
+ */
+export async function openStore<S extends Schema>(options: OpenStoreOptions<S>, hooks: StoreTestHooks = {}): Promise<OpenedStore<S>> {
+  // Key functions take the collection's own document type; inside, every document is a Doc.
+  const state = new DocumentState(options.collections, options.indexes as unknown as IndexSpec<Schema> | undefined)
+  if (options.file === undefined) return { store: new BulaStore<S>(state, null, null), fresh: true }
+
+  const file = path.resolve(options.file)
+  try {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
+  } catch (error) {
+    throw new StoreOpenError(`Cannot create the folder of ${file}: ${messageOf(error)}`, file)
+  }
+  const lock = await acquireLock(file)
+  try {
+    const { writer, fresh } = await openFiles(file, state, lock, options, hooks)
+    return { store: new BulaStore<S>(state, writer, file), fresh }
+  } catch (error) {
+    await lock.release()
+    throw error instanceof StoreOpenError ? error : new StoreOpenError(`Cannot open ${file}: ${messageOf(error)}`, file)
+  }
+}
+
+async function openFiles<S extends Schema>(
+  file: string,
+  state: DocumentState,
+  lock: FileLock,
+  options: OpenStoreOptions<S>,
+  hooks: StoreTestHooks,
+): Promise<{ writer: JournalWriter; fresh: boolean }> {
+  const warn = options.warn ?? ((message: string) => console.warn(message))
+  // An empty data file reads as '' like a missing one: it holds no data either.
+  const snapshot = new Low<string>(new DurableTextFile(file), '')
+  await snapshot.read()
+  const snapshotText = snapshot.data
+  const data = snapshotText === '' ? null : parseSnapshot(snapshotText, file)
+  if (data) state.load(data)
+  const journalPath = journalFileOf(file)
+  const existingJournal = await readIfExists(journalPath)
+  const journalContent = existingJournal ?? Buffer.alloc(0)
+  if (journalContent.length > 0) {
+    replayJournal(
+      journalContent,
+      data && coverageOf(data),
+      journalPath,
+      (op) => (op[0] === 'put' ? state.replayPut(op[1], op[3]) : state.replayDelete(op[1], op[2])),
+      warn,
+    )
+  }
+
+  // Everything was read and accepted: only from here on do files change.
+  const writeSnapshot = async (text: string): Promise<void> => {
+    snapshot.data = text
+    try {
+      await snapshot.write()
+    } finally {
+      // Low would otherwise hold the whole text until the next snapshot.
+      snapshot.data = ''
+    }
+  }
+  if (!data || journalContent.length > 0) {
+    await writeSnapshot(state.render({ bytes: journalContent.length, sha256: sha256(journalContent) }))
+  }
+  const handle = await open(journalPath, 'a', 0o600)
+  try {
+    // A new journal's name must survive a crash, or the lines written to it would vanish with it.
+    if (existingJournal === null) await syncDirectory(path.dirname(file))
+    // The snapshot just written holds all of it.
+    if (journalContent.length > 0) await handle.truncate(0)
+    await restrictToOwner(file)
+    await restrictToOwner(journalPath)
+    await rm(tempFileOf(file), { force: true })
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
+  const journal = new JournalFile(journalPath, hooks.journalHandle?.(handle) ?? handle)
+  const writer = new JournalWriter({
+    journal,
+    render: (covered) => state.render(covered),
+    writeSnapshot,
+    snapshotFile: file,
+    thresholdBytes: options.journalThresholdBytes ?? DEFAULT_JOURNAL_THRESHOLD_BYTES,
+    warn,
+    lock,
+  })
+  return { writer, fresh: !data && journalContent.length === 0 }
+}
+
+async function readIfExists(file: string): Promise<Buffer | null> {
+  try {
+    return await readFile(file)
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return null
+    throw error
+  }
+}
+
+/** The data may hold API key hashes and customer details: files made by an older bula or by hand are tightened. */
+async function restrictToOwner(file: string): Promise<void> {
+  const { mode } = await stat(file)
+  if ((mode & 0o777) !== 0o600) await chmod(file, 0o600)
+}

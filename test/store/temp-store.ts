@@ -1,0 +1,52 @@
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { openStore, type IndexSpec, type OpenStoreOptions, type StoreTestHooks } from '../../server/store/index.js'
+
+export interface Payment {
+  id: string
+  merchant: string
+  status: string
+  reference: string
+}
+
+export interface Note {
+  id: string
+  text: string
+}
+
+export type TestSchema = { payments: Payment; notes: Note }
+
+export const TEST_INDEXES: IndexSpec<TestSchema> = {
+  unique: { payments: { byReference: (payment) => payment.reference } },
+  groups: { payments: { byMerchant: (payment) => payment.merchant, byStatus: (payment) => payment.status } },
+}
+
+export const payment = (id: string, merchant = 'm1', status = 'open'): Payment => ({ id, merchant, status, reference: `ref-${id}` })
+
+export async function tempDataFile(): Promise<string> {
+  return path.join(await mkdtemp(path.join(tmpdir(), 'bula-store-')), 'data.json')
+}
+
+export function openTestStore(file: string | undefined, options: Partial<OpenStoreOptions<TestSchema>> = {}, hooks: StoreTestHooks = {}) {
+  return openStore<TestSchema>({ file, collections: ['payments', 'notes'], indexes: TEST_INDEXES, ...options }, hooks)
+}
+
+/** Every file of the folder with its bytes and mode: refusals must leave this exactly as it was. */
+export async function folderState(folder: string): Promise<Record<string, { bytes: string; mode: number }>> {
+  const state: Record<string, { bytes: string; mode: number }> = {}
+  for (const name of (await readdir(folder)).sort()) {
+    const file = path.join(folder, name)
+    state[name] = { bytes: (await readFile(file)).toString('base64'), mode: (await stat(file)).mode }
+  }
+  return state
+}
+
+export async function modeOf(file: string): Promise<number> {
+  return (await stat(file)).mode & 0o777
+}
+
+export async function journalLines(file: string): Promise<string[]> {
+  const text = await readFile(`${file}.journal`, 'utf8')
+  return text.split('\n').filter((line) => line !== '')
+}

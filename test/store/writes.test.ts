@@ -1,0 +1,209 @@
+import { mkdir, readFile, rmdir, stat, type FileHandle } from 'node:fs/promises'
+import { describe, expect, it } from 'vitest'
+import { StoreWriteError } from '../../server/store/index.js'
+import { journalLines, openTestStore, payment, tempDataFile } from './temp-store.js'
+
+/** What the next journal operation should do instead of its real work. */
+interface Sabotage {
+  /** write: throws ENOSPC; 'partial' first writes half of the bytes for real. */
+  write?: 'fail' | 'partial'
+  /** datasync: throws EIO. */
+  datasync?: 'fail'
+  /** datasync waits for this before it does its real work. */
+  datasyncGate?: Promise<void>
+}
+
+/** The journal's real file handle, with writes and syncs that fail or stall when the test says so. */
+function sabotaged(sabotage: Sabotage) {
+  return (handle: FileHandle): FileHandle =>
+    new Proxy(handle, {
+      get(target, property) {
+        if (property === 'write' && sabotage.write) {
+          const mode = sabotage.write
+          return async (buffer: Buffer, offset: number, length: number) => {
+            if (mode === 'partial') await target.write(buffer, offset, Math.floor(length / 2))
+            throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+          }
+        }
+        if (property === 'datasync' && sabotage.datasync) {
+          return async () => {
+            throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })
+          }
+        }
+        if (property === 'datasync' && sabotage.datasyncGate) {
+          const gate = sabotage.datasyncGate
+          return async () => {
+            await gate
+            await target.datasync()
+          }
+        }
+        const value: unknown = Reflect.get(target, property, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+}
+
+const settled = async (promise: Promise<unknown>): Promise<boolean> => {
+  let done = false
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  )
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  return done
+}
+
+describe('group commit', () => {
+  it('writes the changes of many concurrent committers in fewer journal writes than commits', async () => {
+    const file = await tempDataFile()
+    const { store } = await openTestStore(file)
+    let commits = 0
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, worker) => {
+        for (let n = 0; n < 25; n++) {
+          store.put('payments', payment(`w${worker}-${n}`, `m${worker}`))
+          await store.commit()
+          commits++
+        }
+      }),
+    )
+    const writes = (await journalLines(file)).length
+    expect(commits).toBe(200)
+    expect(writes).toBeLessThan(commits / 2)
+    await store.close()
+    const { store: reopened } = await openTestStore(file)
+    expect(reopened.size('payments')).toBe(200)
+    expect(reopened.group('payments', 'byMerchant', 'm3')).toEqual(Array.from({ length: 25 }, (_, n) => `w3-${n}`))
+    await reopened.close()
+  })
+
+  it('makes a commit with nothing pending wait for the write in flight, and puts changes made meanwhile in the next write', async () => {
+    const file = await tempDataFile()
+    let release = () => {}
+    const sabotage: Sabotage = { datasyncGate: new Promise<void>((resolve) => (release = resolve)) }
+    const { store } = await openTestStore(file, {}, { journalHandle: sabotaged(sabotage) })
+    store.put('notes', { id: 'n1', text: 'first' })
+    const first = store.commit()
+    const nothingPending = store.commit()
+    store.put('notes', { id: 'n2', text: 'second' })
+    const second = store.commit()
+    expect(await settled(nothingPending)).toBe(false)
+    release()
+    await Promise.all([first, nothingPending, second])
+    expect(await journalLines(file)).toEqual([
+      '{"v":1,"ops":[["put","notes","n1",{"id":"n1","text":"first"}]]}',
+      '{"v":1,"ops":[["put","notes","n2",{"id":"n2","text":"second"}]]}',
+    ])
+    // Nothing pending and nothing in flight: at once.
+    await store.commit()
+    await store.close()
+  })
+})
+
+describe('compaction', () => {
+  it('writes a snapshot and empties the journal once it passes the threshold', async () => {
+    const file = await tempDataFile()
+    const warnings: string[] = []
+    const { store } = await openTestStore(file, { journalThresholdBytes: 2_000, warn: (message) => warnings.push(message) })
+    for (let n = 0; n < 100; n++) {
+      store.put('payments', payment(`p${n}`, n % 2 ? 'm1' : 'm2'))
+      await store.commit()
+      // The line that passes the threshold is written before the snapshot, so the journal may hold that one line more.
+      expect((await stat(`${file}.journal`)).size).toBeLessThanOrEqual(2_200)
+    }
+    const snapshot = JSON.parse(await readFile(file, 'utf8'))
+    expect(Object.keys(snapshot.collections.payments).length).toBeGreaterThan(80)
+    const journalIds = (await journalLines(file)).map((line) => JSON.parse(line).ops[0][2])
+    // The snapshot plus the journal hold all of it.
+    expect(new Set([...Object.keys(snapshot.collections.payments), ...journalIds]).size).toBe(100)
+    expect(warnings).toEqual([])
+    const before = [...store.group('payments', 'byMerchant', 'm1')]
+    await store.close()
+    const { store: reopened } = await openTestStore(file)
+    expect(reopened.size('payments')).toBe(100)
+    expect(reopened.group('payments', 'byMerchant', 'm1')).toEqual(before)
+    await reopened.close()
+  })
+
+  it('keeps every change in the journal when the snapshot cannot be written, and tries again later', async () => {
+    const file = await tempDataFile()
+    const warnings: string[] = []
+    const { store } = await openTestStore(file, { journalThresholdBytes: 1_000, warn: (message) => warnings.push(message) })
+    // A folder where the snapshot's temp file goes makes every snapshot write fail, for real.
+    await mkdir(`${file}.tmp`)
+    // Lines are about 100 bytes: the first try comes near line 10, the next one only a threshold later.
+    for (let n = 0; n < 15; n++) {
+      store.put('payments', payment(`p${n}`))
+      await store.commit()
+    }
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/Could not compact .*data\.json .*keeps every change/)
+    expect((await journalLines(file)).length).toBe(15)
+    await rmdir(`${file}.tmp`)
+    for (let n = 15; n < 30; n++) {
+      store.put('payments', payment(`p${n}`))
+      await store.commit()
+    }
+    expect(warnings).toHaveLength(1)
+    expect((await journalLines(file)).length).toBeLessThan(15)
+    await store.close()
+    const { store: reopened } = await openTestStore(file)
+    expect(reopened.size('payments')).toBe(30)
+    await reopened.close()
+  })
+})
+
+describe('write failures', () => {
+  for (const [what, sabotage] of [
+    ['a write that fails', { write: 'fail' }],
+    ['a write that fails half-way', { write: 'partial' }],
+    ['an fdatasync that fails', { datasync: 'fail' }],
+  ] as const) {
+    it(`rejects the commit on ${what}, keeps the store usable and persists the changes with the next commit`, async () => {
+      const file = await tempDataFile()
+      const current: Sabotage = {}
+      const { store } = await openTestStore(file, {}, { journalHandle: sabotaged(current) })
+      store.put('payments', payment('a'))
+      await store.commit()
+      Object.assign(current, sabotage)
+      store.put('payments', payment('b'))
+      store.delete('payments', 'a')
+      const failed = store.commit()
+      await expect(failed).rejects.toBeInstanceOf(StoreWriteError)
+      await expect(failed).rejects.toThrow(/data\.json\.journal .*not durable/)
+      expect(store.get('payments', 'b')).toBeDefined()
+
+      // Still failing: the retry fails as well, and nothing is dropped.
+      store.put('payments', payment('c'))
+      await expect(store.commit()).rejects.toBeInstanceOf(StoreWriteError)
+
+      delete current.write
+      delete current.datasync
+      store.put('payments', payment('d'))
+      await store.commit()
+      const lines = await journalLines(file)
+      expect(lines.map((line) => JSON.parse(line).ops.map((op: string[]) => `${op[0]} ${op[2]}`))).toEqual([
+        ['put a'],
+        ['put b', 'del a', 'put c', 'put d'],
+      ])
+      await store.close()
+      const { store: reopened } = await openTestStore(file)
+      expect([...reopened.values('payments')].map((p) => p.id).sort()).toEqual(['b', 'c', 'd'])
+      await reopened.close()
+    })
+  }
+
+  it('rejects close while the pending changes cannot be written, and stays open to try again', async () => {
+    const file = await tempDataFile()
+    const current: Sabotage = { write: 'fail' }
+    const { store } = await openTestStore(file, {}, { journalHandle: sabotaged(current) })
+    store.put('payments', payment('a'))
+    await expect(store.close()).rejects.toBeInstanceOf(StoreWriteError)
+    store.put('payments', payment('b'))
+    delete current.write
+    await store.close()
+    const { store: reopened } = await openTestStore(file)
+    expect(reopened.size('payments')).toBe(2)
+    await reopened.close()
+  })
+})
