@@ -24,6 +24,8 @@ export class ClockService {
   private readonly heaps = new Map<string, MinHeap>()
   private readonly handlers = new Map<string, JobHandler>()
   private readonly locks = new Map<string, Promise<unknown>>()
+  /** While a job runs, its merchant's clock reads the job's due time exactly. */
+  private readonly pinned = new Map<string, number>()
   private seq = 0
   private timer: NodeJS.Timeout | undefined
   private timerAt = Infinity
@@ -47,6 +49,8 @@ export class ClockService {
 
   /** The merchant's current time; real time for an unknown merchant. */
   now(merchantId: string): number {
+    const pinned = this.pinned.get(merchantId)
+    if (pinned !== undefined) return pinned
     const merchant = this.deps.store.get('merchants', merchantId)
     return this.deps.wall.now() + (merchant?.clockOffsetMs ?? 0)
   }
@@ -126,11 +130,14 @@ export class ClockService {
       if (moveClock && job.dueAt > this.now(merchantId)) this.setOffset(merchantId, job.dueAt - this.deps.wall.now())
       this.deps.store.delete('jobs', job.id)
       const handler = this.handlers.get(job.kind)
+      this.pinned.set(merchantId, job.dueAt)
       try {
         const description = handler ? await handler(job) : `no handler for job kind ${job.kind}`
         if (description) ran.push({ at: job.dueAt, kind: job.kind, description })
       } catch (error) {
         this.deps.onError(error, `job ${job.kind} ${job.id}`)
+      } finally {
+        this.pinned.delete(merchantId)
       }
     }
     if (heap.size === 0) this.heaps.delete(merchantId)
