@@ -1,14 +1,38 @@
 import type { Mode } from '../src/schemas/index.js'
-import type { ClockService } from './clock/clock-service.js'
+import { ClockService } from './clock/clock-service.js'
+import type { WallClock } from './clock/wall-clock.js'
 import type { ApiKeyRecord } from './domain/api-key.js'
 import type { MerchantRecord } from './domain/merchant.js'
+import { RateLimiter } from './services/rate-limit.js'
 import type { Collections } from './store/collections.js'
 import type { Store } from './store/types.js'
+import { Templates } from './templates.js'
 
-/** What every service needs: the store and the merchants' clocks. */
+/** What every service needs. One per running simulator; nothing lives at module level. */
 export interface ServiceContext {
   store: Store<Collections>
   clock: ClockService
+  /** The simulator's base URL, for hosted links; set once the server listens. */
+  urls: { base: string }
+  templates: Templates
+  rateLimits: RateLimiter
+  log: (line: string) => void
+}
+
+export function createServiceContext(options: { store: Store<Collections>; wall: WallClock; log: (line: string) => void }): ServiceContext {
+  const clock = new ClockService({
+    store: options.store,
+    wall: options.wall,
+    onError: (error, what) => options.log(`${what} failed: ${error instanceof Error ? error.message : String(error)}`),
+  })
+  return {
+    store: options.store,
+    clock,
+    urls: { base: '' },
+    templates: new Templates(),
+    rateLimits: new RateLimiter(),
+    log: options.log,
+  }
 }
 
 /** The authenticated caller of a request: its key decides the mode. */

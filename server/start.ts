@@ -1,12 +1,12 @@
 import { once } from 'node:events'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { bulaVersion } from '../src/version.js'
-import { ClockService } from './clock/clock-service.js'
+import { bulaVersion } from '../src/package-root.js'
 import { systemWallClock, type WallClock } from './clock/wall-clock.js'
-import type { ServiceContext } from './context.js'
+import { createServiceContext, type ServiceContext } from './context.js'
 import { seedDemoMerchants, type DemoMerchants } from './demo.js'
 import { createApp } from './http/app.js'
+import { registerCheckoutJobs } from './services/checkout-sessions.js'
 import { COLLECTION_NAMES, INDEXES, type Collections } from './store/collections.js'
 import { openStore } from './store/index.js'
 import { StoreOpenError } from './store/types.js'
@@ -56,12 +56,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     // The data file is left as it is: the message names it and says why.
     throw error instanceof StoreOpenError ? new StartError(error.message, 2) : error
   })
-  const clock = new ClockService({
-    store,
-    wall: options.wall ?? systemWallClock,
-    onError: (error, what) => log(`${what} failed: ${error instanceof Error ? error.message : String(error)}`),
-  })
-  const ctx: ServiceContext = { store, clock }
+  const ctx = createServiceContext({ store, wall: options.wall ?? systemWallClock, log })
+  registerCheckoutJobs(ctx)
   const demo = fresh ? seedDemoMerchants(ctx) : null
   await store.commit()
 
@@ -77,9 +73,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     }
     throw new StartError(`Cannot listen on ${host}:${options.port}: ${(error as Error).message}`, 1)
   }
-  clock.start()
   const { port } = server.address() as AddressInfo
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  ctx.urls.base = baseUrl
+  ctx.clock.start()
 
   let closing: Promise<void> | undefined
   const close = (): Promise<void> => {
@@ -90,7 +87,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       const force = setTimeout(() => server.closeAllConnections(), 5_000)
       await stopped
       clearTimeout(force)
-      await clock.stop()
+      await ctx.clock.stop()
       await store.close()
     })()
     return closing

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ClockService } from '../../server/clock/clock-service.js'
-import type { Caller } from '../../server/context.js'
+import { createServiceContext, type Caller } from '../../server/context.js'
 import type { ApiKeyRecord } from '../../server/domain/api-key.js'
 import { newMerchant } from '../../server/domain/merchant.js'
 import { REPLAY_WINDOW_MS, runIdempotent } from '../../server/services/idempotency.js'
@@ -12,11 +11,11 @@ import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 async function setup() {
   const { store } = await openStore<Collections>({ collections: COLLECTION_NAMES, indexes: INDEXES })
   const wall = new ManualWallClock(Date.UTC(2026, 0, 1))
-  const clock = new ClockService({ store, wall, onError: () => {} })
+  const ctx = createServiceContext({ store, wall, log: () => {} })
   const merchant = newMerchant({ id: 'ms_a', email: 'a@b.test', name: 'A', tier: 'business', now: wall.now() })
   store.put('merchants', merchant)
   const caller = (mode: 'test' | 'live'): Caller => ({ merchant, mode, key: { id: 'key_x' } as ApiKeyRecord })
-  return { ctx: { store, clock }, wall, caller }
+  return { ctx, wall, caller }
 }
 
 const sameAmount = (a: { amount: number }, b: { amount: number }) => a.amount === b.amount
