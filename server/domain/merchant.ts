@@ -1,4 +1,4 @@
-import type { Mode, PayoutDestination, PayoutSchedule, Tier, VerificationStatus } from '../../src/schemas/index.js'
+import type { Mode, PayoutDestination, PayoutSchedule, Rates, Tier, VerificationStatus } from '../../src/schemas/index.js'
 
 export interface MerchantSettingsRecord {
   displayName: string
@@ -42,7 +42,12 @@ export interface MerchantRecord {
   balances: Record<Mode, number>
   settings: MerchantSettingsRecord
   verification: VerificationRecord
+  /** The quote rate table (`/_sim/rates`), per merchant so parallel test suites never share it. */
+  quoteRates: Rates
 }
+
+/** Default quote rates, FJD per unit: round figures near the market in 2026, not live data. */
+export const DEFAULT_RATES = { USD: '2.2500', AUD: '1.4800' } as const
 
 export const DEFAULT_INVOICE_PREFIX = 'INV-'
 
@@ -65,6 +70,10 @@ export function newMerchant(input: { id: string; email: string; name: string; ti
       payoutSchedule: 'weekly',
       payoutDestination: null,
       liveProviders: false,
+    },
+    quoteRates: {
+      USD: { rate: DEFAULT_RATES.USD, asOf: input.now },
+      AUD: { rate: DEFAULT_RATES.AUD, asOf: input.now },
     },
     verification: {
       status: 'unverified',

@@ -24,3 +24,10 @@ export function handle(ctx: ServiceContext, route: (req: Request, res: Response)
     }
   }
 }
+
+/** A stored result replayed for a repeated Idempotency-Key says so in a header, as Stripe's API does. */
+export const idempotentReply = (result: { status: number; body: unknown; replayed: boolean }): Reply => ({
+  status: result.status,
+  body: result.body,
+  headers: result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined,
+})

@@ -1,3 +1,4 @@
+import type { Request } from 'express'
 import type { z } from 'zod'
 import { invalidRequest } from '../../src/errors.js'
 
@@ -10,6 +11,9 @@ function describe(issue: Issue): { param: string | undefined; message: string } 
     return { param, message: `Unknown field \`${param}\`.` }
   }
   const param = path.length > 0 ? path.join('.') : undefined
+  if (issue.code === 'invalid_key') {
+    return { param, message: `Invalid key \`${String(path.at(-1))}\` in \`${path.slice(0, -1).join('.')}\`: ${issue.issues[0]?.message ?? issue.message}.` }
+  }
   if (issue.code === 'invalid_type' && issue.input === undefined && param !== undefined) {
     return { param, message: `\`${param}\` is required.` }
   }
@@ -26,4 +30,12 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where:
   const issue = result.error.issues[0]!
   const { param, message } = describe(issue)
   throw invalidRequest(where === 'query' ? message.replace('field', 'query parameter') : message, param)
+}
+
+/** `Idempotency-Key`: a string of at least one character (spec); we cap it at 255. */
+export function idempotencyKeyOf(req: Request): string {
+  const key = req.get('idempotency-key')
+  if (key === undefined || key.length === 0) throw invalidRequest('This route needs an Idempotency-Key header.', 'Idempotency-Key')
+  if (key.length > 255) throw invalidRequest('Idempotency-Key must be at most 255 characters.', 'Idempotency-Key')
+  return key
 }

@@ -42,6 +42,7 @@ export function client(baseUrl: string, key?: string) {
       call(baseUrl, 'POST', path, { key, body, ...options }),
     patch: (path: string, body?: unknown, options: Parameters<typeof call>[3] = {}) =>
       call(baseUrl, 'PATCH', path, { key, body, ...options }),
+    put: (path: string, body?: unknown, options: Parameters<typeof call>[3] = {}) => call(baseUrl, 'PUT', path, { key, body, ...options }),
     delete: (path: string, options: Parameters<typeof call>[3] = {}) => call(baseUrl, 'DELETE', path, { key, ...options }),
   }
 }

@@ -5,8 +5,15 @@ import {
   rejectVerificationRequestSchema,
   signupRequestSchema,
   submitVerificationRequestSchema,
+  listEventsQuerySchema,
+  paySessionRequestSchema,
+  updateRatesRequestSchema,
   updateSettingsRequestSchema,
 } from '../../../src/schemas/index.js'
+import { listEvents } from '../../events/event-log.js'
+import { paySession, sessionOfCaller } from '../../services/checkout-sessions.js'
+import { listEmails } from '../../services/outbox.js'
+import { getRates, updateRates } from '../../services/rates.js'
 import type { ServiceContext } from '../../context.js'
 import { signup } from '../../services/merchants.js'
 import { presentSettings, updateSettings } from '../../services/settings.js'
@@ -84,6 +91,37 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
     handle(ctx, (req, res) => ({
       body: { verification: reject(ctx, callerOf(res), parseWith(rejectVerificationRequestSchema, req.body).reason) },
     })),
+  )
+  router.get(
+    '/rates',
+    auth,
+    handle(ctx, (_req, res) => ({ body: getRates(ctx, callerOf(res)) })),
+  )
+  router.put(
+    '/rates',
+    auth,
+    handle(ctx, (req, res) => ({ body: updateRates(ctx, callerOf(res), parseWith(updateRatesRequestSchema, req.body)) })),
+  )
+  router.post(
+    '/checkout-sessions/:id/pay',
+    auth,
+    handle(ctx, (req, res) => {
+      const session = sessionOfCaller(ctx, callerOf(res), String(req.params.id))
+      return { body: paySession(ctx, session.id, parseWith(paySessionRequestSchema, req.body)) }
+    }),
+  )
+  router.get(
+    '/events',
+    auth,
+    handle(ctx, (req, res) => ({ body: listEvents(ctx, callerOf(res), parseWith(listEventsQuerySchema, req.query, 'query')) })),
+  )
+  router.get(
+    '/emails',
+    auth,
+    handle(ctx, (_req, res) => {
+      const caller = callerOf(res)
+      return { body: { data: listEmails(ctx, caller.merchant.id, caller.mode) } }
+    }),
   )
   return router
 }

@@ -1,0 +1,100 @@
+import { invalidState } from '../../src/errors.js'
+import type {
+  CheckoutSession,
+  CheckoutSessionQuote,
+  Mode,
+  PaymentIntent,
+  Provider,
+  SessionStatus,
+} from '../../src/schemas/index.js'
+
+export const MIN_EXPIRY_MS = 30 * 60 * 1000
+export const MAX_EXPIRY_MS = 24 * 60 * 60 * 1000
+/** customerEmail is kept this long after the session ends (spec, Limits). */
+export const EMAIL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
+
+export interface CheckoutSessionRecord {
+  id: string
+  merchantId: string
+  mode: Mode
+  status: SessionStatus
+  amount: number
+  currency: 'FJD'
+  metadata: Record<string, string>
+  successUrl: string | null
+  cancelUrl: string | null
+  createdAt: number
+  expiresAt: number
+  /** Set when the session leaves `pending`. */
+  endedAt: number | null
+  quote: CheckoutSessionQuote | null
+  invoiceNumber: string | null
+  /** Live mode only, for the receipt; never returned, purged 30 days after the session ends. */
+  customerEmail: string | null
+  paymentIntentIds: string[]
+}
+
+export interface PaymentIntentRecord extends PaymentIntent {
+  merchantId: string
+}
+
+/** Only `pending` ever changes (spec, States). */
+const TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]> = {
+  pending: ['succeeded', 'failed', 'cancelled'],
+  succeeded: [],
+  failed: [],
+  cancelled: [],
+}
+
+export function transition(session: CheckoutSessionRecord, to: SessionStatus, now: number): CheckoutSessionRecord {
+  if (!TRANSITIONS[session.status].includes(to)) {
+    throw invalidState(`Checkout Session ${session.id} is ${session.status}; only a pending session can become ${to}.`)
+  }
+  return { ...session, status: to, endedAt: now }
+}
+
+/** From the first payment intent on, the customer has started paying (contract §6). */
+export const paymentStarted = (session: CheckoutSessionRecord): boolean => session.paymentIntentIds.length > 0
+
+/** Past expiresAt no payment can start (spec). */
+export const isExpired = (session: CheckoutSessionRecord, now: number): boolean => now >= session.expiresAt
+
+export function presentSession(session: CheckoutSessionRecord, baseUrl: string): CheckoutSession {
+  const out: CheckoutSession = {
+    id: session.id,
+    status: session.status,
+    mode: session.mode,
+    amount: session.amount,
+    currency: session.currency,
+    hostedUrl: `${baseUrl}/pay/${session.id}`,
+    metadata: session.metadata,
+    expiresAt: session.expiresAt,
+    createdAt: session.createdAt,
+    successUrl: session.successUrl,
+    cancelUrl: session.cancelUrl,
+  }
+  if (session.invoiceNumber !== null) out.invoiceNumber = session.invoiceNumber
+  if (session.quote !== null) out.quote = session.quote
+  return out
+}
+
+export function presentPaymentIntent(intent: PaymentIntentRecord): PaymentIntent {
+  const { merchantId: _merchantId, ...rest } = intent
+  return rest
+}
+
+export const PROVIDER_NAMES: Record<Provider, string> = { card: 'Card', mpaisa: 'M-PAiSA', mycash: 'MyCash' }
+
+/** Appends `session_id` to a redirect URL, keeping any query it already has. */
+export function withSessionId(url: string, sessionId: string): string {
+  const parsed = new URL(url)
+  parsed.searchParams.append('session_id', sessionId)
+  return parsed.toString()
+}
+
+/** Test mode accepts loopback http wherever the spec asks for HTTPS, so local apps work (contract §4). */
+export function isAllowedUrl(url: string, mode: Mode): boolean {
+  const parsed = new URL(url)
+  if (parsed.protocol === 'https:') return true
+  return mode === 'test' && parsed.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname)
+}

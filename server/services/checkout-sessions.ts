@@ -1,0 +1,329 @@
+import { ApiError, invalidRequest, notFound } from '../../src/errors.js'
+import {
+  MAX_AMOUNT,
+  type CheckoutSession,
+  type CheckoutSessionList,
+  type CreateCheckoutSessionRequest,
+  type ListCheckoutSessionsQuery,
+  type Mode,
+  type PayResponse,
+  type PaySessionRequest,
+} from '../../src/schemas/index.js'
+import type { Caller, ServiceContext } from '../context.js'
+import {
+  EMAIL_RETENTION_MS,
+  MAX_EXPIRY_MS,
+  MIN_EXPIRY_MS,
+  PROVIDER_NAMES,
+  isAllowedUrl,
+  isExpired,
+  paymentStarted,
+  presentPaymentIntent,
+  presentSession,
+  transition,
+  type CheckoutSessionRecord,
+  type PaymentIntentRecord,
+} from '../domain/checkout-session.js'
+import type { MerchantRecord } from '../domain/merchant.js'
+import { convertToFjd, formatFjd } from '../domain/money.js'
+import { recordEvent } from '../events/event-log.js'
+import { newId } from '../ids.js'
+import { merchantModeGroup } from '../store/collections.js'
+import { safe } from '../templates.js'
+import { runIdempotent, type IdempotentResult } from './idempotency.js'
+import { sendEmail } from './outbox.js'
+
+export const EXPIRE_JOB = 'checkout_session.expire'
+export const PURGE_EMAIL_JOB = 'checkout_session.purge_email'
+export const CREATE_ROUTE = 'POST /v1/checkout-sessions'
+
+const present = (ctx: ServiceContext, session: CheckoutSessionRecord): CheckoutSession => presentSession(session, ctx.urls.base)
+
+/** What makes two creates "the same request" for Idempotency-Key (spec: amount, currency or quote). */
+type CreateFingerprint = Pick<CreateCheckoutSessionRequest, 'amount' | 'currency' | 'quote'>
+const sameCreate = (a: CreateFingerprint, b: CreateFingerprint): boolean =>
+  a.amount === b.amount && a.currency === b.currency && a.quote?.amount === b.quote?.amount && a.quote?.currency === b.quote?.currency
+
+function checkRedirectUrl(url: string | undefined, param: string, mode: Mode): void {
+  if (url !== undefined && !isAllowedUrl(url, mode)) {
+    throw invalidRequest(
+      mode === 'test' ? `${param} must be HTTPS (or http on localhost in test mode).` : `${param} must be HTTPS in live mode.`,
+      param,
+    )
+  }
+}
+
+/** The FJD amount and locked quote, checked against the mode, tier and cap. */
+function priceOf(merchant: MerchantRecord, mode: Mode, request: CreateCheckoutSessionRequest): Pick<CheckoutSessionRecord, 'amount' | 'quote'> {
+  if (!request.quote) return { amount: request.amount!, quote: null }
+  if (mode === 'live') throw new ApiError(409, 'quote_unavailable_in_live_mode', 'Quotes are available in test mode only.', 'quote')
+  if (merchant.tier !== 'business') throw new ApiError(403, 'business_only', 'Quotes need a Business account.', 'quote')
+  const { rate, asOf } = merchant.quoteRates[request.quote.currency]
+  const amount = convertToFjd(request.quote.amount, rate)
+  if (amount > MAX_AMOUNT) {
+    throw invalidRequest(`The quote converts to ${formatFjd(amount)}; a Checkout Session must be under FJ$5,000.00.`, 'quote.amount')
+  }
+  if (amount < 1) throw invalidRequest('The quote converts to less than one cent.', 'quote.amount')
+  return { amount, quote: { amount: request.quote.amount, currency: request.quote.currency, rate, asOf } }
+}
+
+/** Makes a pending session and schedules its expiry; also used for invoice payments. */
+export function openSession(
+  ctx: ServiceContext,
+  merchant: MerchantRecord,
+  mode: Mode,
+  fields: Pick<
+    CheckoutSessionRecord,
+    'amount' | 'quote' | 'metadata' | 'successUrl' | 'cancelUrl' | 'customerEmail' | 'invoiceNumber' | 'createdAt' | 'expiresAt'
+  >,
+): CheckoutSessionRecord {
+  if (mode === 'live' && !merchant.settings.liveProviders) {
+    throw new ApiError(409, 'live_mode_unavailable', 'No Provider takes live payments for this account: turn on live Providers in Settings.')
+  }
+  const session: CheckoutSessionRecord = {
+    id: newId('cs'),
+    merchantId: merchant.id,
+    mode,
+    status: 'pending',
+    currency: 'FJD',
+    endedAt: null,
+    paymentIntentIds: [],
+    ...fields,
+  }
+  ctx.store.put('checkoutSessions', session)
+  ctx.clock.schedule(merchant.id, EXPIRE_JOB, session.expiresAt, { sessionId: session.id })
+  return session
+}
+
+export function createSession(
+  ctx: ServiceContext,
+  caller: Caller,
+  request: CreateCheckoutSessionRequest,
+  idempotencyKey: string,
+): IdempotentResult<CheckoutSession> {
+  const { merchant, mode } = caller
+  const now = ctx.clock.now(merchant.id)
+  ctx.rateLimits.take(caller.key.id, caller.key.type, now)
+  const fingerprint: CreateFingerprint = { amount: request.amount, currency: request.currency, quote: request.quote }
+  return runIdempotent(ctx, { caller, route: CREATE_ROUTE, key: idempotencyKey }, fingerprint, sameCreate, () => {
+    checkRedirectUrl(request.successUrl, 'successUrl', mode)
+    checkRedirectUrl(request.cancelUrl, 'cancelUrl', mode)
+    const expiresAt = request.expiresAt ?? now + MAX_EXPIRY_MS
+    if (expiresAt < now + MIN_EXPIRY_MS || expiresAt > now + MAX_EXPIRY_MS) {
+      throw invalidRequest(`expiresAt must be 30 minutes to 24 hours from now (${now}, merchant clock).`, 'expiresAt')
+    }
+    const session = openSession(ctx, merchant, mode, {
+      ...priceOf(merchant, mode, request),
+      metadata: request.metadata ?? {},
+      successUrl: request.successUrl ?? null,
+      cancelUrl: request.cancelUrl ?? null,
+      // Test mode validates the address and drops it: nothing is sent (spec).
+      customerEmail: mode === 'live' ? (request.customerEmail ?? null) : null,
+      invoiceNumber: null,
+      createdAt: now,
+      expiresAt,
+    })
+    return { status: 201, body: present(ctx, session) }
+  })
+}
+
+function ownSession(ctx: ServiceContext, caller: Caller, id: string): CheckoutSessionRecord {
+  const session = ctx.store.get('checkoutSessions', id)
+  if (!session || session.merchantId !== caller.merchant.id || session.mode !== caller.mode) throw notFound('Checkout Session')
+  return session
+}
+
+export const getSession = (ctx: ServiceContext, caller: Caller, id: string): CheckoutSession => present(ctx, ownSession(ctx, caller, id))
+
+/** The opaque cursor: the creation time and id of the last session on the page. */
+const encodeCursor = (session: CheckoutSessionRecord): string =>
+  Buffer.from(JSON.stringify([session.createdAt, session.id])).toString('base64url')
+
+function decodeCursor(cursor: string): [number, string] {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    if (Array.isArray(value) && value.length === 2 && Number.isInteger(value[0]) && typeof value[1] === 'string') {
+      return value as [number, string]
+    }
+  } catch {
+    // falls through to the 400 below
+  }
+  throw invalidRequest('cursor is not a nextCursor this API returned.', 'cursor')
+}
+
+/** Index of the first id whose session was created after `time` (ids are in creation order). */
+function upperBound(ctx: ServiceContext, ids: readonly string[], time: number): number {
+  let low = 0
+  let high = ids.length
+  while (low < high) {
+    const mid = (low + high) >> 1
+    if (ctx.store.get('checkoutSessions', ids[mid]!)!.createdAt <= time) low = mid + 1
+    else high = mid
+  }
+  return low
+}
+
+/** Newest first. The group index keeps creation order, so pages cost O(log n + page), whatever is stored. */
+export function listSessions(ctx: ServiceContext, caller: Caller, query: ListCheckoutSessionsQuery): CheckoutSessionList {
+  const limit = query.limit ?? 10
+  const ids = ctx.store.group('checkoutSessions', 'byMerchantMode', merchantModeGroup(caller.merchant.id, caller.mode))
+  let end = query.to === undefined ? ids.length : upperBound(ctx, ids, query.to)
+  if (query.cursor !== undefined) {
+    const [createdAt, id] = decodeCursor(query.cursor)
+    let position = upperBound(ctx, ids, createdAt) - 1
+    while (position >= 0 && ids[position] !== id) position--
+    const found = ctx.store.get('checkoutSessions', ids[position] ?? '')
+    if (position < 0 || found?.createdAt !== createdAt) throw invalidRequest('cursor does not point at a session of this merchant and mode.', 'cursor')
+    end = Math.min(end, position)
+  }
+  const data: CheckoutSessionRecord[] = []
+  let last: CheckoutSessionRecord | undefined
+  let more = false
+  for (let i = end - 1; i >= 0; i--) {
+    const session = ctx.store.get('checkoutSessions', ids[i]!)!
+    if (query.from !== undefined && session.createdAt < query.from) break
+    if (query.status !== undefined && session.status !== query.status) continue
+    if (data.length === limit) {
+      more = true
+      break
+    }
+    data.push(session)
+    last = session
+  }
+  return { data: data.map((session) => present(ctx, session)), nextCursor: more && last ? encodeCursor(last) : null }
+}
+
+/** Ends a pending session: the status change, its event, and the e-mail retention clock. */
+function endSession(
+  ctx: ServiceContext,
+  session: CheckoutSessionRecord,
+  to: 'succeeded' | 'failed' | 'cancelled',
+): CheckoutSessionRecord {
+  const now = ctx.clock.now(session.merchantId)
+  const ended = transition(session, to, now)
+  ctx.store.put('checkoutSessions', ended)
+  recordEvent(ctx, ended.merchantId, ended.mode, `checkout_session.${to}`, present(ctx, ended))
+  if (ended.customerEmail !== null) {
+    ctx.clock.schedule(ended.merchantId, PURGE_EMAIL_JOB, now + EMAIL_RETENTION_MS, { sessionId: ended.id })
+  }
+  return ended
+}
+
+export function cancelSession(ctx: ServiceContext, caller: Caller, id: string): CheckoutSession {
+  const session = ownSession(ctx, caller, id)
+  if (session.status === 'pending' && paymentStarted(session)) {
+    throw new ApiError(409, 'payment_in_progress', 'The customer has started paying; the session can no longer be cancelled.')
+  }
+  return present(ctx, endSession(ctx, session, 'cancelled'))
+}
+
+/** The session a hosted page or the customer stand-in acts on, with its merchant. */
+export function sessionForCustomer(ctx: ServiceContext, id: string): { session: CheckoutSessionRecord; merchant: MerchantRecord } {
+  const session = ctx.store.get('checkoutSessions', id)
+  const merchant = session && ctx.store.get('merchants', session.merchantId)
+  if (!session || !merchant) throw notFound('Checkout Session')
+  return { session, merchant }
+}
+
+/** The customer stand-in's check that the caller owns the session (404 otherwise). */
+export const sessionOfCaller = (ctx: ServiceContext, caller: Caller, id: string): CheckoutSessionRecord => ownSession(ctx, caller, id)
+
+function sendReceipt(ctx: ServiceContext, session: CheckoutSessionRecord, intent: PaymentIntentRecord): void {
+  const merchant = ctx.store.get('merchants', session.merchantId)
+  if (!merchant || session.mode !== 'live' || session.customerEmail === null || !merchant.settings.receiptsEnabled) return
+  const displayName = merchant.settings.displayName
+  const values = {
+    displayName,
+    amount: formatFjd(session.amount),
+    paidAt: new Intl.DateTimeFormat('en-FJ', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Pacific/Fiji' }).format(
+      ctx.clock.now(merchant.id),
+    ),
+    provider: PROVIDER_NAMES[intent.provider],
+    sessionId: session.id,
+  }
+  const invoice = session.invoiceNumber
+  sendEmail(ctx, merchant.id, session.mode, {
+    kind: 'receipt',
+    to: session.customerEmail,
+    subject: `Your receipt from ${displayName}`,
+    relatedId: session.id,
+    html: ctx.templates.render('emails/receipt.html', {
+      ...values,
+      invoiceRow: invoice
+        ? safe(ctx.templates.render('emails/receipt-invoice-row.html', { invoiceNumber: invoice }))
+        : safe(''),
+    }),
+    text: ctx.templates.renderText('emails/receipt.txt', { ...values, invoiceLine: invoice ? `Invoice: ${invoice}\n` : '' }),
+  })
+}
+
+/**
+ * The customer pays: one path for the hosted page and `POST
+ * /_sim/checkout-sessions/{id}/pay` (contract §6). "processing" holds the
+ * intent there; a later call with "succeeded" or "failed" finishes it.
+ */
+export function paySession(ctx: ServiceContext, sessionId: string, request: PaySessionRequest): PayResponse {
+  const { session, merchant } = sessionForCustomer(ctx, sessionId)
+  const now = ctx.clock.now(merchant.id)
+  if (session.status !== 'pending') throw new ApiError(409, 'invalid_state', `This Checkout Session is already ${session.status}.`)
+  const currentId = session.paymentIntentIds.at(-1)
+  let intent = currentId === undefined ? undefined : ctx.store.get('paymentIntents', currentId)
+  if (!intent) {
+    if (isExpired(session, now)) throw new ApiError(409, 'invalid_state', 'This Checkout Session has expired; no payment can start.')
+    if (session.mode === 'live' && !merchant.settings.liveProviders) {
+      throw new ApiError(409, 'live_mode_unavailable', 'No Provider takes live payments for this account right now.')
+    }
+    intent = {
+      id: newId('pi'),
+      merchantId: merchant.id,
+      checkoutSessionId: session.id,
+      mode: session.mode,
+      amount: session.amount,
+      currency: 'FJD',
+      provider: request.provider ?? 'card',
+      status: 'processing',
+      failureReason: null,
+      createdAt: now,
+      updatedAt: now,
+    }
+    ctx.store.put('paymentIntents', intent)
+    ctx.store.put('checkoutSessions', { ...session, paymentIntentIds: [...session.paymentIntentIds, intent.id] })
+    recordEvent(ctx, merchant.id, session.mode, 'payment.processing', presentPaymentIntent(intent))
+  } else if (request.outcome === 'processing') {
+    throw new ApiError(409, 'invalid_state', `Payment ${intent.id} is already processing; finish it with "succeeded" or "failed".`)
+  }
+  let current = ctx.store.get('checkoutSessions', session.id)!
+  if (request.outcome !== 'processing') {
+    intent = {
+      ...intent,
+      status: request.outcome,
+      failureReason: request.outcome === 'failed' ? 'Declined by the Provider (test outcome).' : null,
+      updatedAt: now,
+    }
+    ctx.store.put('paymentIntents', intent)
+    recordEvent(ctx, merchant.id, session.mode, `payment.${request.outcome}`, presentPaymentIntent(intent))
+    current = endSession(ctx, current, request.outcome)
+    if (request.outcome === 'succeeded') {
+      const latest = ctx.store.get('merchants', merchant.id)!
+      ctx.store.put('merchants', { ...latest, balances: { ...latest.balances, [session.mode]: latest.balances[session.mode] + session.amount } })
+      sendReceipt(ctx, current, intent)
+    }
+  }
+  return { checkoutSession: present(ctx, current), paymentIntent: presentPaymentIntent(intent) }
+}
+
+export function registerCheckoutJobs(ctx: ServiceContext): void {
+  ctx.clock.register(EXPIRE_JOB, (job) => {
+    const session = ctx.store.get('checkoutSessions', String(job.payload.sessionId))
+    // A customer who started paying before expiry may still finish.
+    if (!session || session.status !== 'pending' || paymentStarted(session)) return
+    endSession(ctx, session, 'cancelled')
+    return `Checkout Session ${session.id} expired and was cancelled`
+  })
+  ctx.clock.register(PURGE_EMAIL_JOB, (job) => {
+    const session = ctx.store.get('checkoutSessions', String(job.payload.sessionId))
+    if (!session || session.customerEmail === null) return
+    ctx.store.put('checkoutSessions', { ...session, customerEmail: null })
+    return `customer e-mail of Checkout Session ${session.id} purged (30 days after it ended)`
+  })
+}

@@ -1,0 +1,149 @@
+import { z } from 'zod'
+import { modeSchema, timestampSchema } from './common.js'
+
+/** Under FJD 5,000.00, in both modes (spec, Limits). */
+export const MAX_AMOUNT = 499_999
+
+export const sessionStatusSchema = z.enum(['pending', 'succeeded', 'failed', 'cancelled'])
+export type SessionStatus = z.infer<typeof sessionStatusSchema>
+
+export const quoteCurrencySchema = z.enum(['USD', 'AUD'])
+export type QuoteCurrency = z.infer<typeof quoteCurrencySchema>
+
+export const providerSchema = z.enum(['card', 'mpaisa', 'mycash'])
+export type Provider = z.infer<typeof providerSchema>
+
+const redirectUrlSchema = z.url({ protocol: /^https?$/ }).max(2048)
+
+export const METADATA_MAX_PAIRS = 20
+export const METADATA_MAX_KEY = 40
+export const METADATA_MAX_VALUE = 500
+
+const metadataSchema = z
+  .record(z.string().min(1).max(METADATA_MAX_KEY), z.string().max(METADATA_MAX_VALUE))
+  .refine((value) => Object.keys(value).length <= METADATA_MAX_PAIRS, { message: `at most ${METADATA_MAX_PAIRS} pairs` })
+
+/**
+ * CreateCheckoutSessionRequest. Rules that depend on the mode or the clock
+ * (HTTPS outside test mode, the expiresAt window, quotes) are checked by the
+ * service; this schema checks shape and limits.
+ */
+export const createCheckoutSessionRequestSchema = z
+  .strictObject({
+    amount: z.number().int().min(1).max(MAX_AMOUNT).optional(),
+    currency: z.literal('FJD').optional(),
+    quote: z
+      .strictObject({
+        amount: z.number().int().min(1),
+        currency: quoteCurrencySchema,
+      })
+      .optional(),
+    successUrl: redirectUrlSchema.optional(),
+    cancelUrl: redirectUrlSchema.optional(),
+    metadata: metadataSchema.optional(),
+    customerEmail: z.email().max(254).optional(),
+    expiresAt: timestampSchema.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.quote !== undefined) {
+      for (const field of ['amount', 'currency'] as const) {
+        if (body[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'send either amount and currency, or quote, never both' })
+      }
+    } else if (body.amount === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['amount'], message: 'send amount and currency, or quote' })
+    } else if (body.currency === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['currency'], message: 'currency is required with amount' })
+    }
+  })
+export type CreateCheckoutSessionRequest = z.infer<typeof createCheckoutSessionRequestSchema>
+
+export const checkoutSessionQuoteSchema = z.object({
+  amount: z.number().int(),
+  currency: quoteCurrencySchema,
+  /** FJD per 1 unit of `currency`, a decimal string. */
+  rate: z.string(),
+  asOf: timestampSchema,
+})
+export type CheckoutSessionQuote = z.infer<typeof checkoutSessionQuoteSchema>
+
+export const checkoutSessionSchema = z.object({
+  id: z.string(),
+  status: sessionStatusSchema,
+  mode: modeSchema,
+  amount: z.number().int(),
+  currency: z.literal('FJD'),
+  hostedUrl: z.string(),
+  metadata: z.record(z.string(), z.string()),
+  expiresAt: timestampSchema,
+  invoiceNumber: z.string().optional(),
+  quote: checkoutSessionQuoteSchema.optional(),
+  // Additive fields:
+  createdAt: timestampSchema,
+  successUrl: z.string().nullable(),
+  cancelUrl: z.string().nullable(),
+})
+export type CheckoutSession = z.infer<typeof checkoutSessionSchema>
+
+const integerString = (name: string) => z.string().regex(/^[0-9]{1,16}$/, `${name} must be a whole number`).transform(Number)
+
+export const listCheckoutSessionsQuerySchema = z.strictObject({
+  limit: integerString('limit')
+    .pipe(z.number().int().min(1).max(100))
+    .optional(),
+  cursor: z.string().min(1).max(200).optional(),
+  status: sessionStatusSchema.optional(),
+  from: integerString('from').optional(),
+  to: integerString('to').optional(),
+})
+export type ListCheckoutSessionsQuery = z.infer<typeof listCheckoutSessionsQuerySchema>
+
+export const checkoutSessionListSchema = z.object({
+  data: z.array(checkoutSessionSchema),
+  nextCursor: z.string().nullable(),
+})
+export type CheckoutSessionList = z.infer<typeof checkoutSessionListSchema>
+
+/** The customer stand-in (contract §6). */
+export const paySessionRequestSchema = z.strictObject({
+  outcome: z.enum(['succeeded', 'failed', 'processing']),
+  provider: providerSchema.optional(),
+})
+export type PaySessionRequest = z.infer<typeof paySessionRequestSchema>
+
+export const paymentIntentStatusSchema = z.enum(['processing', 'succeeded', 'failed'])
+
+export const paymentIntentSchema = z.object({
+  id: z.string(),
+  checkoutSessionId: z.string(),
+  mode: modeSchema,
+  amount: z.number().int(),
+  currency: z.literal('FJD'),
+  provider: providerSchema,
+  status: paymentIntentStatusSchema,
+  failureReason: z.string().nullable(),
+  createdAt: timestampSchema,
+  updatedAt: timestampSchema,
+})
+export type PaymentIntent = z.infer<typeof paymentIntentSchema>
+
+export const payResponseSchema = z.object({
+  checkoutSession: checkoutSessionSchema,
+  paymentIntent: paymentIntentSchema,
+})
+export type PayResponse = z.infer<typeof payResponseSchema>
+
+/** Quote rates: FJD per unit, decimal strings with up to 6 places. */
+export const rateStringSchema = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,3})(\.[0-9]{1,6})?$/, 'must be a decimal like 2.2500')
+  .refine((value) => Number(value) > 0, 'must be more than 0')
+export const ratesSchema = z.object({
+  USD: z.object({ rate: z.string(), asOf: timestampSchema }),
+  AUD: z.object({ rate: z.string(), asOf: timestampSchema }),
+})
+export type Rates = z.infer<typeof ratesSchema>
+export const updateRatesRequestSchema = z.strictObject({
+  USD: rateStringSchema.optional(),
+  AUD: rateStringSchema.optional(),
+})
+export type UpdateRatesRequest = z.infer<typeof updateRatesRequestSchema>

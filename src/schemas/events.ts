@@ -1,0 +1,57 @@
+import { z } from 'zod'
+import { modeSchema, timestampSchema } from './common.js'
+
+export const EVENT_TYPES = [
+  'webhook.verified',
+  'checkout_session.succeeded',
+  'checkout_session.failed',
+  'checkout_session.cancelled',
+  'payment.processing',
+  'payment.succeeded',
+  'payment.failed',
+  'disbursement.sent',
+  'disbursement.failed',
+] as const
+export const eventTypeSchema = z.enum(EVENT_TYPES)
+export type EventType = z.infer<typeof eventTypeSchema>
+
+/** The webhook payload (contract §8); `data.object` is the resource as the API returns it. */
+export const eventSchema = z.object({
+  event_id: z.string(),
+  type: eventTypeSchema,
+  mode: modeSchema,
+  createdAt: timestampSchema,
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+})
+export type Event = z.infer<typeof eventSchema>
+
+export const listEventsQuerySchema = z.strictObject({
+  type: eventTypeSchema.optional(),
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,4}$/, 'limit must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(100))
+    .optional(),
+  starting_after: z.string().min(1).max(100).optional(),
+})
+export type ListEventsQuery = z.infer<typeof listEventsQuerySchema>
+
+export const eventListSchema = z.object({ data: z.array(eventSchema), hasMore: z.boolean() })
+export type EventList = z.infer<typeof eventListSchema>
+
+/** An e-mail the simulator "sent": it lands in the outbox instead (`GET /_sim/emails`). */
+export const emailSchema = z.object({
+  id: z.string(),
+  mode: modeSchema,
+  kind: z.enum(['receipt', 'invoice']),
+  to: z.string(),
+  subject: z.string(),
+  text: z.string(),
+  html: z.string(),
+  createdAt: timestampSchema,
+  /** The object the e-mail is about, e.g. the Checkout Session id. */
+  relatedId: z.string(),
+})
+export type Email = z.infer<typeof emailSchema>
+export const emailListSchema = z.object({ data: z.array(emailSchema) })
