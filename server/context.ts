@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events'
 import type { Mode } from '../src/schemas/index.js'
 import { ClockService } from './clock/clock-service.js'
 import type { WallClock } from './clock/wall-clock.js'
@@ -17,9 +18,20 @@ export interface ServiceContext {
   templates: Templates
   rateLimits: RateLimiter
   log: (line: string) => void
+  /** Emits `event` (an EventRecord, once on disk) for live listeners, and `shutdown` when the server stops. */
+  eventBus: EventEmitter
+  /** How long a webhook receiver has to answer one delivery. */
+  webhookTimeoutMs: number
 }
 
-export function createServiceContext(options: { store: Store<Collections>; wall: WallClock; log: (line: string) => void }): ServiceContext {
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000
+
+export function createServiceContext(options: {
+  store: Store<Collections>
+  wall: WallClock
+  log: (line: string) => void
+  webhookTimeoutMs?: number
+}): ServiceContext {
   const clock = new ClockService({
     store: options.store,
     wall: options.wall,
@@ -32,6 +44,8 @@ export function createServiceContext(options: { store: Store<Collections>; wall:
     templates: new Templates(),
     rateLimits: new RateLimiter(),
     log: options.log,
+    eventBus: new EventEmitter().setMaxListeners(0),
+    webhookTimeoutMs: options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
   }
 }
 

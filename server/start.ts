@@ -5,6 +5,7 @@ import { bulaVersion } from '../src/package-root.js'
 import { systemWallClock, type WallClock } from './clock/wall-clock.js'
 import { createServiceContext, type ServiceContext } from './context.js'
 import { seedDemoMerchants, type DemoMerchants } from './demo.js'
+import { registerDeliveryJobs } from './events/delivery.js'
 import { createApp } from './http/app.js'
 import { registerCheckoutJobs } from './services/checkout-sessions.js'
 import { COLLECTION_NAMES, INDEXES, type Collections } from './store/collections.js'
@@ -19,6 +20,7 @@ export interface StartOptions {
   wall?: WallClock
   log?: (line: string) => void
   logRequests?: boolean
+  webhookTimeoutMs?: number
 }
 
 export interface RunningServer {
@@ -56,8 +58,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     // The data file is left as it is: the message names it and says why.
     throw error instanceof StoreOpenError ? new StartError(error.message, 2) : error
   })
-  const ctx = createServiceContext({ store, wall: options.wall ?? systemWallClock, log })
+  const ctx = createServiceContext({ store, wall: options.wall ?? systemWallClock, log, webhookTimeoutMs: options.webhookTimeoutMs })
   registerCheckoutJobs(ctx)
+  registerDeliveryJobs(ctx)
   const demo = fresh ? seedDemoMerchants(ctx) : null
   await store.commit()
 
@@ -82,6 +85,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const close = (): Promise<void> => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+      // Event streams never end on their own: end them so close() need not wait.
+      ctx.eventBus.emit('shutdown')
       server.closeIdleConnections()
       // In-flight requests get a few seconds; a client holding a connection open does not keep the simulator up.
       const force = setTimeout(() => server.closeAllConnections(), 5_000)

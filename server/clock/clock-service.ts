@@ -55,6 +55,11 @@ export class ClockService {
     return this.deps.wall.now() + (merchant?.clockOffsetMs ?? 0)
   }
 
+  /** Real time in Unix seconds, for what must not follow the merchant's clock (webhook signature timestamps, contract §5). */
+  wallSeconds(): number {
+    return Math.floor(this.deps.wall.now() / 1000)
+  }
+
   offset(merchantId: string): number {
     return this.deps.store.get('merchants', merchantId)?.clockOffsetMs ?? 0
   }
@@ -130,14 +135,20 @@ export class ClockService {
       if (moveClock && job.dueAt > this.now(merchantId)) this.setOffset(merchantId, job.dueAt - this.deps.wall.now())
       this.deps.store.delete('jobs', job.id)
       const handler = this.handlers.get(job.kind)
-      this.pinned.set(merchantId, job.dueAt)
       try {
-        const description = handler ? await handler(job) : `no handler for job kind ${job.kind}`
+        // Pinned for the handler's synchronous part only: a handler that awaits
+        // (a webhook delivery) must not freeze the clock for other requests.
+        this.pinned.set(merchantId, job.dueAt)
+        let result: ReturnType<JobHandler>
+        try {
+          result = handler ? handler(job) : `no handler for job kind ${job.kind}`
+        } finally {
+          this.pinned.delete(merchantId)
+        }
+        const description = await result
         if (description) ran.push({ at: job.dueAt, kind: job.kind, description })
       } catch (error) {
         this.deps.onError(error, `job ${job.kind} ${job.id}`)
-      } finally {
-        this.pinned.delete(merchantId)
       }
     }
     if (heap.size === 0) this.heaps.delete(merchantId)

@@ -91,10 +91,3 @@ export function withSessionId(url: string, sessionId: string): string {
   parsed.searchParams.append('session_id', sessionId)
   return parsed.toString()
 }
-
-/** Test mode accepts loopback http wherever the spec asks for HTTPS, so local apps work (contract §4). */
-export function isAllowedUrl(url: string, mode: Mode): boolean {
-  const parsed = new URL(url)
-  if (parsed.protocol === 'https:') return true
-  return mode === 'test' && parsed.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname)
-}

@@ -1,30 +1,19 @@
-import { invalidRequest } from '../../src/errors.js'
-import type { Event, EventList, EventType, ListEventsQuery, Mode } from '../../src/schemas/index.js'
+import { invalidRequest, notFound } from '../../src/errors.js'
+import type { EventList, EventType, EventWithDeliveries, ListEventsQuery, Mode } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
-import { merchantModeGroup } from '../store/collections.js'
+import { presentDelivery, type DeliveryRecord } from '../domain/webhook-endpoint.js'
 import { newId } from '../ids.js'
-
-export interface EventRecord {
-  id: string
-  merchantId: string
-  mode: Mode
-  type: EventType
-  createdAt: number
-  object: Record<string, unknown>
-}
+import { merchantModeGroup } from '../store/collections.js'
+import { activeEndpoints, enqueueDeliveries } from './delivery.js'
+import { eventPayload, type EventRecord } from './payload.js'
 
 /**
- * Records an event of the merchant and mode, at the merchant's current time.
- * Every event the simulator produces goes through here, so delivery can hang
- * off this one place.
+ * Records an event of the merchant and mode at the merchant's current time
+ * and queues its delivery to every active endpoint. Every event the
+ * simulator produces goes through here. Live listeners (`bula listen`) hear
+ * it once it is on disk.
  */
-export function recordEvent(
-  ctx: ServiceContext,
-  merchantId: string,
-  mode: Mode,
-  type: EventType,
-  object: object,
-): EventRecord {
+export function recordEvent(ctx: ServiceContext, merchantId: string, mode: Mode, type: EventType, object: object): EventRecord {
   const event: EventRecord = {
     id: newId('evt'),
     merchantId,
@@ -34,17 +23,51 @@ export function recordEvent(
     object: object as Record<string, unknown>,
   }
   ctx.store.put('events', event)
+  if (type !== 'webhook.verified') enqueueDeliveries(ctx, event, activeEndpoints(ctx, merchantId, mode))
+  ctx.store.commit().then(
+    () => ctx.eventBus.emit('event', event),
+    () => {}, // the request that made the event reports the failed write
+  )
   return event
 }
 
-/** The webhook payload (contract §8). */
-export const eventPayload = (event: EventRecord): Event => ({
-  event_id: event.id,
-  type: event.type,
-  mode: event.mode,
-  createdAt: event.createdAt,
-  data: { object: event.object },
-})
+function ownEvent(ctx: ServiceContext, caller: Caller, id: string): EventRecord {
+  const event = ctx.store.get('events', id)
+  if (!event || event.merchantId !== caller.merchant.id || event.mode !== caller.mode) throw notFound('event')
+  return event
+}
+
+export function deliveriesOf(ctx: ServiceContext, eventId: string): DeliveryRecord[] {
+  return ctx.store
+    .group('deliveries', 'byEvent', eventId)
+    .map((id) => ctx.store.get('deliveries', id))
+    .filter((delivery): delivery is DeliveryRecord => delivery !== undefined)
+}
+
+export function getEvent(ctx: ServiceContext, caller: Caller, id: string): EventWithDeliveries {
+  const event = ownEvent(ctx, caller, id)
+  return { event: eventPayload(event), deliveries: deliveriesOf(ctx, event.id).map(presentDelivery) }
+}
+
+/** Sends the event again, same id, to the given endpoint or every active one. */
+export function resendEvent(ctx: ServiceContext, caller: Caller, id: string, endpointId: string | undefined): DeliveryRecord[] {
+  const event = ownEvent(ctx, caller, id)
+  let endpoints = activeEndpoints(ctx, event.merchantId, event.mode)
+  if (endpointId !== undefined) {
+    const endpoint = ctx.store.get('webhookEndpoints', endpointId)
+    if (!endpoint || endpoint.merchantId !== caller.merchant.id || endpoint.mode !== caller.mode) throw notFound('webhook endpoint')
+    endpoints = [endpoint]
+  }
+  return enqueueDeliveries(ctx, event, endpoints)
+}
+
+/** Events of the merchant and mode after `lastId` (for a stream resuming with Last-Event-ID), oldest first. */
+export function eventsAfter(ctx: ServiceContext, merchantId: string, mode: Mode, lastId: string): EventRecord[] {
+  const ids = ctx.store.group('events', 'byMerchantMode', merchantModeGroup(merchantId, mode))
+  const position = ids.lastIndexOf(lastId)
+  if (position < 0) return []
+  return ids.slice(position + 1).map((eventId) => ctx.store.get('events', eventId)!)
+}
 
 /** The merchant's events of the caller's mode, newest first, with `starting_after` paging. */
 export function listEvents(ctx: ServiceContext, caller: Caller, query: ListEventsQuery): EventList {
@@ -55,7 +78,7 @@ export function listEvents(ctx: ServiceContext, caller: Caller, query: ListEvent
     if (end < 0) throw invalidRequest('starting_after is not an event of this merchant and mode.', 'starting_after')
   }
   const limit = query.limit ?? 10
-  const data: Event[] = []
+  const data = []
   let hasMore = false
   for (let i = end - 1; i >= 0; i--) {
     const event = ctx.store.get('events', ids[i]!)!

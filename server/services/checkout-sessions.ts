@@ -15,7 +15,6 @@ import {
   MAX_EXPIRY_MS,
   MIN_EXPIRY_MS,
   PROVIDER_NAMES,
-  isAllowedUrl,
   isExpired,
   paymentStarted,
   presentPaymentIntent,
@@ -25,6 +24,7 @@ import {
   type PaymentIntentRecord,
 } from '../domain/checkout-session.js'
 import type { MerchantRecord } from '../domain/merchant.js'
+import { isAllowedUrl } from '../domain/urls.js'
 import { convertToFjd, formatFjd } from '../domain/money.js'
 import { recordEvent } from '../events/event-log.js'
 import { newId } from '../ids.js'

@@ -2,7 +2,8 @@ import type { JobRecord } from '../clock/job.js'
 import type { ApiKeyRecord } from '../domain/api-key.js'
 import type { CheckoutSessionRecord, PaymentIntentRecord } from '../domain/checkout-session.js'
 import type { MerchantRecord } from '../domain/merchant.js'
-import type { EventRecord } from '../events/event-log.js'
+import type { DeliveryRecord, WebhookEndpointRecord } from '../domain/webhook-endpoint.js'
+import type { EventRecord } from '../events/payload.js'
 import type { IdempotencyRecord } from '../services/idempotency.js'
 import type { EmailRecord } from '../services/outbox.js'
 import type { IndexSpec } from './types.js'
@@ -17,6 +18,8 @@ export type Collections = {
   paymentIntents: PaymentIntentRecord
   events: EventRecord
   emails: EmailRecord
+  webhookEndpoints: WebhookEndpointRecord
+  deliveries: DeliveryRecord
 }
 
 export const COLLECTION_NAMES = [
@@ -28,6 +31,8 @@ export const COLLECTION_NAMES = [
   'paymentIntents',
   'events',
   'emails',
+  'webhookEndpoints',
+  'deliveries',
 ] as const satisfies readonly (keyof Collections)[]
 
 /** The group key of objects listed per merchant and mode, in creation order. */
@@ -43,5 +48,7 @@ export const INDEXES: IndexSpec<Collections> = {
     checkoutSessions: { byMerchantMode },
     events: { byMerchantMode },
     emails: { byMerchantMode },
+    webhookEndpoints: { byMerchantMode },
+    deliveries: { byEvent: (delivery) => delivery.eventId },
   },
 }

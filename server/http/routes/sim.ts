@@ -7,10 +7,12 @@ import {
   submitVerificationRequestSchema,
   listEventsQuerySchema,
   paySessionRequestSchema,
+  resendEventRequestSchema,
   updateRatesRequestSchema,
   updateSettingsRequestSchema,
 } from '../../../src/schemas/index.js'
-import { listEvents } from '../../events/event-log.js'
+import { presentDelivery } from '../../domain/webhook-endpoint.js'
+import { getEvent, listEvents, resendEvent } from '../../events/event-log.js'
 import { paySession, sessionOfCaller } from '../../services/checkout-sessions.js'
 import { listEmails } from '../../services/outbox.js'
 import { getRates, updateRates } from '../../services/rates.js'
@@ -21,6 +23,7 @@ import { approve, getVerification, reject, submit } from '../../services/verific
 import { authenticate, callerOf } from '../auth.js'
 import { handle } from '../handle.js'
 import { parseWith } from '../validate.js'
+import { eventStream } from './event-stream.js'
 
 /**
  * The simulator-only surface (contract §2, §5, §7): signup, the merchant's
@@ -108,6 +111,20 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
     handle(ctx, (req, res) => {
       const session = sessionOfCaller(ctx, callerOf(res), String(req.params.id))
       return { body: paySession(ctx, session.id, parseWith(paySessionRequestSchema, req.body)) }
+    }),
+  )
+  router.get('/events/stream', auth, eventStream(ctx))
+  router.get(
+    '/events/:id',
+    auth,
+    handle(ctx, (req, res) => ({ body: getEvent(ctx, callerOf(res), String(req.params.id)) })),
+  )
+  router.post(
+    '/events/:id/resend',
+    auth,
+    handle(ctx, (req, res) => {
+      const { endpointId } = parseWith(resendEventRequestSchema, req.body)
+      return { body: { deliveries: resendEvent(ctx, callerOf(res), String(req.params.id), endpointId).map(presentDelivery) } }
     }),
   )
   router.get(

@@ -1,0 +1,109 @@
+import { performance } from 'node:perf_hooks'
+import type { DeliveryAttempt } from '../../src/schemas/index.js'
+import { signedHeaders } from '../../src/webhooks/signature.js'
+import type { ServiceContext } from '../context.js'
+import {
+  activeSecrets,
+  isSuccess,
+  nextRetryAt,
+  type DeliveryRecord,
+  type WebhookEndpointRecord,
+} from '../domain/webhook-endpoint.js'
+import { newId } from '../ids.js'
+import { merchantModeGroup } from '../store/collections.js'
+import { eventPayload, type EventRecord } from './payload.js'
+
+export const DELIVER_JOB = 'webhook.deliver'
+const RESPONSE_SNIPPET = 500
+
+/** The endpoints that hear an event: every active endpoint of its merchant and mode. */
+export function activeEndpoints(ctx: ServiceContext, merchantId: string, mode: string): WebhookEndpointRecord[] {
+  return ctx.store
+    .group('webhookEndpoints', 'byMerchantMode', merchantModeGroup(merchantId, mode))
+    .map((id) => ctx.store.get('webhookEndpoints', id))
+    .filter((endpoint): endpoint is WebhookEndpointRecord => endpoint?.status === 'active')
+}
+
+/** A delivery of the event to each endpoint, due now on the merchant's clock; the queue lives in the store. */
+export function enqueueDeliveries(ctx: ServiceContext, event: EventRecord, endpoints: readonly WebhookEndpointRecord[]): DeliveryRecord[] {
+  const now = ctx.clock.now(event.merchantId)
+  return endpoints.map((endpoint) => {
+    const delivery: DeliveryRecord = {
+      id: newId('dlv'),
+      merchantId: event.merchantId,
+      mode: event.mode,
+      eventId: event.id,
+      endpointId: endpoint.id,
+      url: endpoint.url,
+      status: 'pending',
+      attempts: [],
+      nextAttemptAt: now,
+      createdAt: now,
+    }
+    ctx.store.put('deliveries', delivery)
+    ctx.clock.schedule(event.merchantId, DELIVER_JOB, now, { deliveryId: delivery.id })
+    return delivery
+  })
+}
+
+async function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Omit<DeliveryAttempt, 'at' | 'signedAt'>> {
+  const started = performance.now()
+  try {
+    // Redirects are not followed: a receiver must answer at the registered URL.
+    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
+    const text = await response.text()
+    return { status: response.status, error: null, latencyMs: Math.round(performance.now() - started), response: text.slice(0, RESPONSE_SNIPPET) }
+  } catch (error) {
+    const reason = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : describeFetchError(error)
+    return { status: null, error: reason, latencyMs: Math.round(performance.now() - started), response: '' }
+  }
+}
+
+function describeFetchError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))
+}
+
+/**
+ * One attempt of one delivery: signed with every secret valid at the
+ * attempt (two during a rotation overlap), timestamped with real time so a
+ * receiver's 5-minute window works after a clock advance. A failure is
+ * retried on the merchant's clock with the same event id.
+ */
+async function attempt(ctx: ServiceContext, deliveryId: string, dueAt: number): Promise<string | void> {
+  const delivery = ctx.store.get('deliveries', deliveryId)
+  if (!delivery || delivery.status !== 'pending') return
+  const endpoint = ctx.store.get('webhookEndpoints', delivery.endpointId)
+  const event = ctx.store.get('events', delivery.eventId)
+  if (!endpoint || !event) {
+    ctx.store.put('deliveries', { ...delivery, status: 'cancelled', nextAttemptAt: null })
+    return `delivery ${delivery.id} cancelled: its endpoint was deleted`
+  }
+  // The event reaches a receiver only once it is on disk.
+  await ctx.store.commit()
+  const body = JSON.stringify(eventPayload(event))
+  const signedAt = ctx.clock.wallSeconds()
+  const headers = signedHeaders(activeSecrets(endpoint, dueAt), signedAt, body, event.id)
+  const result = await post(endpoint.url, headers, body, ctx.webhookTimeoutMs)
+  const latest = ctx.store.get('deliveries', deliveryId) ?? delivery
+  const attempts = [...latest.attempts, { at: dueAt, signedAt, ...result }]
+  const succeeded = isSuccess(attempts.at(-1)!)
+  const retryAt = succeeded ? null : nextRetryAt(dueAt, attempts.length)
+  ctx.store.put('deliveries', {
+    ...latest,
+    attempts,
+    status: succeeded ? 'succeeded' : retryAt === null ? 'failed' : 'pending',
+    nextAttemptAt: retryAt,
+  })
+  if (succeeded && event.type === 'webhook.verified') {
+    const current = ctx.store.get('webhookEndpoints', endpoint.id)
+    if (current && current.status !== 'active') ctx.store.put('webhookEndpoints', { ...current, status: 'active' })
+  }
+  if (retryAt !== null) ctx.clock.schedule(delivery.merchantId, DELIVER_JOB, retryAt, { deliveryId })
+  const outcome = result.status === null ? result.error : `HTTP ${result.status}`
+  return `${event.type} ${event.id} → ${endpoint.url}: ${outcome}${retryAt === null ? '' : ', retry scheduled'}`
+}
+
+export function registerDeliveryJobs(ctx: ServiceContext): void {
+  ctx.clock.register(DELIVER_JOB, (job) => attempt(ctx, String(job.payload.deliveryId), job.dueAt))
+}

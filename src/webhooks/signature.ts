@@ -1,0 +1,95 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+
+export const SIGNATURE_HEADER = 'Service-Signature'
+export const TIMESTAMP_HEADER = 'Service-Timestamp'
+export const EVENT_ID_HEADER = 'X-Service-Event-Id'
+
+/** A receiver rejects deliveries whose timestamp is older than this (spec). */
+export const DEFAULT_TOLERANCE_SECONDS = 300
+
+/** HMAC-SHA256 of `<timestamp>.<raw body>` with the endpoint secret, hex encoded (spec, Delivery and verification). */
+export function computeSignature(secret: string, timestampSeconds: number, rawBody: string | Buffer): string {
+  return createHmac('sha256', secret).update(`${timestampSeconds}.`).update(rawBody).digest('hex')
+}
+
+/**
+ * The headers of one delivery. With more than one secret (a rotation's
+ * 72-hour overlap) the signature header carries one `v1=` per secret, newest
+ * first: `v1=<new>,v1=<old>` (contract §8).
+ */
+export function signedHeaders(
+  secrets: readonly string[],
+  timestampSeconds: number,
+  rawBody: string,
+  eventId: string,
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    [SIGNATURE_HEADER.toLowerCase()]: secrets.map((secret) => `v1=${computeSignature(secret, timestampSeconds, rawBody)}`).join(','),
+    [TIMESTAMP_HEADER.toLowerCase()]: String(timestampSeconds),
+    [EVENT_ID_HEADER.toLowerCase()]: eventId,
+  }
+}
+
+export type WebhookVerificationCode = 'missing_header' | 'invalid_timestamp' | 'timestamp_out_of_tolerance' | 'invalid_signature' | 'invalid_payload'
+
+export class WebhookVerificationError extends Error {
+  constructor(
+    readonly code: WebhookVerificationCode,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'WebhookVerificationError'
+  }
+}
+
+export type HeaderBag = Headers | Record<string, string | string[] | undefined>
+
+function header(headers: HeaderBag, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined
+  const bag = headers as Record<string, string | string[] | undefined>
+  const key = Object.keys(bag).find((k) => k.toLowerCase() === name.toLowerCase())
+  const value = key === undefined ? undefined : bag[key]
+  return Array.isArray(value) ? value.join(',') : value
+}
+
+export interface VerifyOptions {
+  /** Oldest accepted timestamp, in seconds before now. Default 300 (the spec's 5 minutes). */
+  toleranceSeconds?: number
+  /** Now in Unix seconds, for tests; default the system clock. */
+  nowSeconds?: number
+}
+
+/**
+ * Verifies a delivery as a merchant's server should: the timestamp is recent,
+ * one of the `v1=` signatures matches the secret (compared in constant time),
+ * and the body is JSON. Returns the parsed payload; throws
+ * WebhookVerificationError otherwise. Pass the raw body exactly as received.
+ */
+export function verifyWebhook<T = unknown>(rawBody: string | Buffer, headers: HeaderBag, secret: string, options: VerifyOptions = {}): T {
+  const signature = header(headers, SIGNATURE_HEADER)
+  const timestamp = header(headers, TIMESTAMP_HEADER)
+  if (!signature) throw new WebhookVerificationError('missing_header', `Missing ${SIGNATURE_HEADER} header.`)
+  if (!timestamp) throw new WebhookVerificationError('missing_header', `Missing ${TIMESTAMP_HEADER} header.`)
+  if (!/^[0-9]{1,12}$/.test(timestamp)) throw new WebhookVerificationError('invalid_timestamp', `${TIMESTAMP_HEADER} is not Unix seconds.`)
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
+  const now = options.nowSeconds ?? Math.floor(Date.now() / 1000)
+  if (now - Number(timestamp) > tolerance) {
+    throw new WebhookVerificationError('timestamp_out_of_tolerance', `The delivery is older than ${tolerance} seconds.`)
+  }
+  const expected = Buffer.from(computeSignature(secret, Number(timestamp), rawBody), 'hex')
+  const matches = signature
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part.startsWith('v1='))
+    .some((part) => {
+      const given = Buffer.from(part.slice(3), 'hex')
+      return given.length === expected.length && timingSafeEqual(given, expected)
+    })
+  if (!matches) throw new WebhookVerificationError('invalid_signature', 'No signature matches the secret.')
+  try {
+    return JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')) as T
+  } catch {
+    throw new WebhookVerificationError('invalid_payload', 'The body is not JSON.')
+  }
+}

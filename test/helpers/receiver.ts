@@ -1,0 +1,63 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface ReceivedRequest {
+  method: string
+  path: string
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+export interface Receiver {
+  url: string
+  requests: ReceivedRequest[]
+  /** Decides each answer's status; 200 by default. */
+  respondWith(status: (request: ReceivedRequest, index: number) => number): void
+  /** Resolves once `count` requests have arrived (or rejects after the timeout). */
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>
+  close(): Promise<void>
+}
+
+/** A real HTTP receiver on loopback that records what it is sent. */
+export async function startReceiver(path = '/webhooks'): Promise<Receiver> {
+  const requests: ReceivedRequest[] = []
+  let status: (request: ReceivedRequest, index: number) => number = () => 200
+  const waiters: (() => void)[] = []
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
+      requests.push(request)
+      res.statusCode = status(request, requests.length - 1)
+      res.end(res.statusCode < 300 ? 'ok' : 'receiver says no')
+      for (const wake of waiters.splice(0)) wake()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}${path}`,
+    requests,
+    respondWith: (fn) => {
+      status = fn
+    },
+    waitFor: async (count, timeoutMs = 5000) => {
+      const deadline = performance.now() + timeoutMs
+      while (requests.length < count) {
+        const left = deadline - performance.now()
+        if (left <= 0) throw new Error(`receiver got ${requests.length} requests, expected ${count}`)
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve)
+          setTimeout(resolve, Math.min(left, 100))
+        })
+      }
+      return requests
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}

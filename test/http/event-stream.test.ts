@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../server/start.js'
+import { client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+
+let server: RunningServer
+
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(() => server.close())
+
+interface StreamedEvent {
+  id: string
+  type: string
+  data: { event_id: string; type: string; mode: string }
+}
+
+/** Reads Server-Sent Events from the stream until `count` messages arrived. */
+async function readEvents(key: string, count: number, trigger: () => Promise<unknown>, lastEventId?: string): Promise<StreamedEvent[]> {
+  const controller = new AbortController()
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` }
+  if (lastEventId) headers['last-event-id'] = lastEventId
+  const response = await fetch(`${server.baseUrl}/_sim/events/stream`, { headers, signal: controller.signal })
+  expect(response.headers.get('content-type')).toContain('text/event-stream')
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+  const events: StreamedEvent[] = []
+  let buffer = ''
+  let triggered = false
+  while (events.length < count) {
+    const { value, done } = await reader.read()
+    if (done) break
+    buffer += value
+    if (!triggered) {
+      triggered = true
+      await trigger()
+    }
+    let end: number
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      const fields = Object.fromEntries(
+        block
+          .split('\n')
+          .filter((line) => !line.startsWith(':') && line.includes(': '))
+          .map((line) => [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)]),
+      )
+      if (fields.data) events.push({ id: fields.id, type: fields.event, data: JSON.parse(fields.data) })
+    }
+  }
+  controller.abort()
+  return events
+}
+
+describe('GET /_sim/events/stream', () => {
+  it('streams the merchant’s events of the key’s mode, and resumes after Last-Event-ID', async () => {
+    const { keys } = await signupMerchant(server.baseUrl)
+    const api = client(server.baseUrl, keys.secret)
+    const other = client(server.baseUrl, (await signupMerchant(server.baseUrl)).keys.secret)
+    const live = client(server.baseUrl, (await unlockLive(server.baseUrl, keys.secret)).secret)
+    const pay = async (who: typeof api, key: string) => {
+      const session = (await who.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD' }, { headers: { 'idempotency-key': key } })).body
+      await who.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
+    }
+    const events = await readEvents(keys.secret, 3, async () => {
+      await pay(other, 'o1')
+      await pay(live, 'l1')
+      await pay(api, 't1')
+    })
+    expect(events.map((e) => e.type)).toEqual(['payment.processing', 'payment.succeeded', 'checkout_session.succeeded'])
+    expect(events.every((e) => e.data.mode === 'test' && e.id === e.data.event_id)).toBe(true)
+
+    await pay(api, 't2')
+    const missed = await readEvents(keys.secret, 3, async () => {}, events[2]!.id)
+    expect(missed.map((e) => e.type)).toEqual(['payment.processing', 'payment.succeeded', 'checkout_session.succeeded'])
+    expect(missed[0]!.id).not.toBe(events[0]!.id)
+  })
+
+  it('needs a secret key', async () => {
+    const { keys } = await signupMerchant(server.baseUrl)
+    const response = await fetch(`${server.baseUrl}/_sim/events/stream`, { headers: { authorization: `Bearer ${keys.publishable}` } })
+    expect(response.status).toBe(403)
+  })
+})

@@ -1,0 +1,261 @@
+import { createHmac } from 'node:crypto'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RETRY_DELAYS_MS } from '../../server/domain/webhook-endpoint.js'
+import type { RunningServer } from '../../server/start.js'
+import { verifyWebhook } from '../../src/webhooks/signature.js'
+import { DAY, HOUR, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.js'
+
+let server: RunningServer
+let base: string
+const receivers: Receiver[] = []
+
+beforeAll(async () => {
+  server = await startTestServer({ webhookTimeoutMs: 2000 })
+  base = server.baseUrl
+})
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()))
+  await server.close()
+})
+
+async function receiver(): Promise<Receiver> {
+  const r = await startReceiver()
+  receivers.push(r)
+  return r
+}
+
+/** The standard HMAC, computed here independently of the simulator's code. */
+const hmac = (secret: string, request: ReceivedRequest) =>
+  createHmac('sha256', secret).update(`${request.headers['service-timestamp']}.${request.body}`).digest('hex')
+
+let keyCounter = 0
+async function setup(serverBase = base) {
+  const { keys } = await signupMerchant(serverBase)
+  const api = client(serverBase, keys.secret)
+  const r = await receiver()
+  const registered = await api.post('/v1/webhook-endpoints', { url: r.url })
+  expect(registered.status).toBe(200)
+  await r.waitFor(1)
+  const paidSession = async (outcome = 'succeeded') => {
+    const session = (
+      await api.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD', metadata: { order: '7' } }, { headers: { 'idempotency-key': `k${++keyCounter}` } })
+    ).body
+    await api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome })
+    return session
+  }
+  return { keys, api, receiver: r, endpoint: registered.body.endpoint, paidSession }
+}
+
+describe('webhook endpoints', () => {
+  it('registers with a whsec_ secret shown once, verifies with webhook.verified, then is active', async () => {
+    const { api, receiver: r, endpoint } = await setup()
+    expect(endpoint.secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/)
+    expect(endpoint).toMatchObject({ url: r.url, mode: 'test' })
+    const [verification] = r.requests
+    const payload = JSON.parse(verification!.body)
+    expect(payload).toMatchObject({ type: 'webhook.verified', mode: 'test', data: { object: { id: endpoint.id, url: r.url } } })
+    expect(verification!.headers['service-signature']).toBe(`v1=${hmac(endpoint.secret, verification!)}`)
+    // The 2xx makes it active.
+    await expect.poll(async () => (await api.get('/v1/webhook-endpoints')).body.data[0].status).toBe('active')
+    const listed = await api.get('/webhook-endpoints')
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: endpoint.id, url: r.url, status: 'active' })])
+    expect(JSON.stringify(listed.body)).not.toContain('whsec_')
+  })
+
+  it('skips an endpoint that never answered webhook.verified with a 2xx', async () => {
+    const { keys } = await signupMerchant(base)
+    const api = client(base, keys.secret)
+    const r = await receiver()
+    r.respondWith(() => 500)
+    await api.post('/webhook-endpoints', { url: r.url })
+    await r.waitFor(1)
+    expect((await api.get('/webhook-endpoints')).body.data[0].status).toBe('pending')
+    const session = (await api.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD' }, { headers: { 'idempotency-key': 'a' } })).body
+    await api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(r.requests.map((q) => JSON.parse(q.body).type)).toEqual(['webhook.verified'])
+  })
+
+  it.each([
+    ['test', 'ftp://example.test/hook', 'url'],
+    ['test', 'http://example.test/hook', 'url'],
+    ['test', 'not a url', 'url'],
+    ['live', 'http://127.0.0.1:9/hook', 'url'],
+  ])('refuses a %s-mode URL %s', async (mode, url, param) => {
+    const { keys } = await signupMerchant(base)
+    const key = mode === 'live' ? (await unlockLive(base, keys.secret)).secret : keys.secret
+    const response = await client(base, key).post('/v1/webhook-endpoints', { url })
+    expect(response.status).toBe(400)
+    expect(response.body.error.param).toBe(param)
+  })
+
+  it('hides endpoints of other merchants (404)', async () => {
+    const { endpoint } = await setup()
+    const other = client(base, (await signupMerchant(base)).keys.secret)
+    expect((await other.delete(`/v1/webhook-endpoints/${endpoint.id}`)).status).toBe(404)
+    expect((await other.post(`/v1/webhook-endpoints/${endpoint.id}/rotate`)).status).toBe(404)
+  })
+})
+
+describe('delivery', () => {
+  it('sends every event of a paid session, signed per the spec', async () => {
+    const { receiver: r, endpoint, paidSession } = await setup()
+    const session = await paidSession()
+    const requests = (await r.waitFor(4)).slice(1)
+    expect(requests.map((q) => JSON.parse(q.body).type)).toEqual(['payment.processing', 'payment.succeeded', 'checkout_session.succeeded'])
+    for (const request of requests) {
+      expect(request.method).toBe('POST')
+      expect(request.headers['content-type']).toBe('application/json')
+      expect(request.headers['service-signature']).toBe(`v1=${hmac(endpoint.secret, request)}`)
+      const timestamp = Number(request.headers['service-timestamp'])
+      expect(Math.abs(timestamp - Date.now() / 1000)).toBeLessThan(10)
+      const payload = verifyWebhook<{ event_id: string }>(request.body, request.headers as Record<string, string>, endpoint.secret)
+      expect(request.headers['x-service-event-id']).toBe(payload.event_id)
+      expect(Object.keys(payload).sort()).toEqual(['createdAt', 'data', 'event_id', 'mode', 'type'])
+    }
+    const succeeded = JSON.parse(requests[2]!.body)
+    expect(succeeded.data.object).toMatchObject({ id: session.id, status: 'succeeded', metadata: { order: '7' }, mode: 'test' })
+  })
+
+  it('retries on the merchant clock with the same event id until a 2xx, logging each attempt', async () => {
+    const { api, receiver: r, paidSession } = await setup()
+    // Fail the first three tries of the checkout_session.succeeded delivery.
+    let failures = 0
+    r.respondWith((request) => (JSON.parse(request.body).type === 'checkout_session.succeeded' && failures++ < 3 ? 503 : 200))
+    await paidSession()
+    await r.waitFor(4)
+    const eventId = JSON.parse(r.requests[3]!.body).event_id
+    // Real time does not reach the first retry (1 minute); the clock does.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(r.requests).toHaveLength(4)
+    const advanced = await api.post('/_sim/clock/advance', { ms: RETRY_DELAYS_MS[0] + RETRY_DELAYS_MS[1] + RETRY_DELAYS_MS[2] + 1000 })
+    expect(advanced.body.ran.filter((a: { kind: string }) => a.kind === 'webhook.deliver')).toHaveLength(3)
+    const tries = r.requests.filter((q) => q.headers['x-service-event-id'] === eventId)
+    expect(tries).toHaveLength(4)
+    expect(new Set(tries.map((q) => JSON.parse(q.body).event_id))).toEqual(new Set([eventId]))
+    // After the 2xx no more attempts come, however far the clock goes.
+    await api.post('/_sim/clock/advance', { ms: 4 * DAY })
+    expect(r.requests.filter((q) => q.headers['x-service-event-id'] === eventId)).toHaveLength(4)
+
+    const detail = await api.get(`/_sim/events/${eventId}`)
+    expect(detail.body.event.event_id).toBe(eventId)
+    const [delivery] = detail.body.deliveries
+    expect(delivery.status).toBe('succeeded')
+    expect(delivery.attempts.map((a: { status: number }) => a.status)).toEqual([503, 503, 503, 200])
+    expect(delivery.attempts[1].at - delivery.attempts[0].at).toBe(RETRY_DELAYS_MS[0])
+    expect(delivery.attempts[0]).toMatchObject({ response: 'receiver says no', error: null })
+    expect(typeof delivery.attempts[0].latencyMs).toBe('number')
+  })
+
+  it('gives up after the whole schedule, and records a refused connection', async () => {
+    const { api, receiver: r, paidSession } = await setup()
+    await paidSession('failed')
+    await r.waitFor(4)
+    const eventId = JSON.parse(r.requests[3]!.body).event_id
+    await r.close()
+    await api.post('/v1/checkout-sessions', { amount: 1, currency: 'FJD' }, { headers: { 'idempotency-key': 'z' } })
+    const resent = await api.post(`/_sim/events/${eventId}/resend`)
+    expect(resent.status).toBe(200)
+    expect(resent.body.deliveries).toHaveLength(1)
+    await api.post('/_sim/clock/advance', { ms: 4 * DAY })
+    const delivery = (await api.get(`/_sim/events/${eventId}`)).body.deliveries.find((d: { id: string }) => d.id === resent.body.deliveries[0].id)
+    expect(delivery.status).toBe('failed')
+    expect(delivery.attempts).toHaveLength(RETRY_DELAYS_MS.length + 1)
+    expect(delivery.attempts[0]).toMatchObject({ status: null, error: 'ECONNREFUSED' })
+    expect(delivery.nextAttemptAt).toBeNull()
+  })
+
+  it('resends an event with the same id', async () => {
+    const { api, receiver: r, paidSession } = await setup()
+    await paidSession()
+    await r.waitFor(4)
+    const original = JSON.parse(r.requests[3]!.body)
+    await api.post(`/_sim/events/${original.event_id}/resend`)
+    const [again] = (await r.waitFor(5)).slice(4)
+    expect(JSON.parse(again!.body)).toEqual(original)
+  })
+
+  it('rotation signs with both secrets for 72 hours, then only the new one', async () => {
+    const { api, receiver: r, endpoint, paidSession } = await setup()
+    const rotated = await api.post(`/v1/webhook-endpoints/${endpoint.id}/rotate`)
+    expect(rotated.status).toBe(200)
+    const newSecret = rotated.body.endpoint.secret
+    expect(newSecret).toMatch(/^whsec_/)
+    expect(newSecret).not.toBe(endpoint.secret)
+    const verification = (await r.waitFor(2))[1]!
+    expect(JSON.parse(verification.body).type).toBe('webhook.verified')
+    expect(verification.headers['service-signature']).toBe(`v1=${hmac(newSecret, verification)},v1=${hmac(endpoint.secret, verification)}`)
+    expect(verifyWebhook(verification.body, verification.headers as Record<string, string>, endpoint.secret)).toBeTruthy()
+    expect(verifyWebhook(verification.body, verification.headers as Record<string, string>, newSecret)).toBeTruthy()
+
+    await api.post('/_sim/clock/advance', { ms: 71 * HOUR })
+    await paidSession()
+    const at71h = (await r.waitFor(5))[4]!
+    expect(verifyWebhook(at71h.body, at71h.headers as Record<string, string>, endpoint.secret)).toBeTruthy()
+
+    await api.post('/_sim/clock/advance', { ms: 2 * HOUR })
+    await paidSession()
+    const at73h = (await r.waitFor(8))[7]!
+    expect(at73h.headers['service-signature']).toBe(`v1=${hmac(newSecret, at73h)}`)
+    expect(() => verifyWebhook(at73h.body, at73h.headers as Record<string, string>, endpoint.secret)).toThrow(/signature/)
+  })
+
+  it('sends a deleted endpoint nothing', async () => {
+    const { api, receiver: r, endpoint, paidSession } = await setup()
+    r.respondWith(() => 500)
+    await paidSession()
+    await r.waitFor(4)
+    const deleted = await api.delete(`/v1/webhook-endpoints/${endpoint.id}`)
+    expect(deleted.body).toEqual({ id: endpoint.id, deleted: true })
+    await paidSession()
+    await api.post('/_sim/clock/advance', { ms: 4 * DAY })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    // Retries of the earlier events were cancelled too.
+    expect(r.requests).toHaveLength(4)
+    expect((await api.get('/v1/webhook-endpoints')).body.data).toEqual([])
+  })
+
+  it('never sends a live event to a test endpoint, nor the other way round', async () => {
+    const { keys, receiver: testReceiver, paidSession } = await setup()
+    const live = await unlockLive(base, keys.secret)
+    const liveApi = client(base, live.secret)
+    // A live endpoint must be HTTPS, which loopback receivers are not: so only the test endpoint exists,
+    // and a live payment must not reach it.
+    const session = (await liveApi.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD' }, { headers: { 'idempotency-key': 'live' } })).body
+    await liveApi.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
+    expect((await liveApi.get('/_sim/events')).body.data).toHaveLength(3)
+    await paidSession()
+    await testReceiver.waitFor(4)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const modes = testReceiver.requests.map((q) => JSON.parse(q.body).mode)
+    expect(modes).toEqual(['test', 'test', 'test', 'test'])
+    expect((await liveApi.get('/v1/webhook-endpoints')).body.data).toEqual([])
+  })
+})
+
+describe('restart', () => {
+  it('loses no delivery when the simulator restarts in the middle of retries', async () => {
+    const dataFile = path.join(await mkdtemp(path.join(tmpdir(), 'bula-webhooks-')), 'data.json')
+    const first = await startTestServer({ dataFile, webhookTimeoutMs: 2000 })
+    const { keys, receiver: r, paidSession } = await setup(first.baseUrl)
+    r.respondWith((request) => (JSON.parse(request.body).type === 'webhook.verified' ? 200 : 500))
+    await paidSession()
+    await r.waitFor(4)
+    await first.close()
+
+    r.respondWith(() => 200)
+    const second = await startTestServer({ dataFile, webhookTimeoutMs: 2000 })
+    try {
+      await client(second.baseUrl, keys.secret).post('/_sim/clock/advance', { ms: RETRY_DELAYS_MS[0] })
+      const retried = (await r.waitFor(7)).slice(4)
+      expect(retried.map((q) => JSON.parse(q.body).type).sort()).toEqual(['checkout_session.succeeded', 'payment.processing', 'payment.succeeded'])
+      expect(new Set(retried.map((q) => q.headers['x-service-event-id']))).toEqual(new Set(r.requests.slice(1, 4).map((q) => q.headers['x-service-event-id'])))
+    } finally {
+      await second.close()
+    }
+  })
+})
