@@ -1,4 +1,4 @@
-import type { Mode, PayoutDestination, PayoutSchedule, Rates, Tier, VerificationStatus } from '../../src/schemas/index.js'
+import type { Mode, PayoutDestination, PayoutSchedule, Rates, Tier, VerificationStatus, WebhookFaults } from '../../src/schemas/index.js'
 
 export interface MerchantSettingsRecord {
   displayName: string
@@ -44,6 +44,8 @@ export interface MerchantRecord {
   verification: VerificationRecord
   /** The quote rate table (`/_sim/rates`), per merchant so parallel test suites never share it. */
   quoteRates: Rates
+  /** Delivery faults per mode (`/_sim/webhook-faults`); null when deliveries are faithful. */
+  webhookFaults: Record<Mode, WebhookFaults | null>
 }
 
 /** Default quote rates, FJD per unit: round figures near the market in 2026, not live data. */
@@ -71,6 +73,7 @@ export function newMerchant(input: { id: string; email: string; name: string; ti
       payoutDestination: null,
       liveProviders: false,
     },
+    webhookFaults: { test: null, live: null },
     quoteRates: {
       USD: { rate: DEFAULT_RATES.USD, asOf: input.now },
       AUD: { rate: DEFAULT_RATES.AUD, asOf: input.now },

@@ -33,6 +33,8 @@ export interface WebhookEndpointRecord {
 export interface DeliveryRecord extends Delivery {
   merchantId: string
   mode: Mode
+  /** A fault plan made the first attempt fail without reaching the receiver. */
+  failFirstAttempt: boolean
 }
 
 /** The secrets to sign with at `now`: the current one, and a rotated one during its overlap. */
@@ -51,7 +53,7 @@ export function presentEndpoint(endpoint: WebhookEndpointRecord, now: number): W
   }
 }
 
-export const presentDelivery = ({ merchantId: _m, mode: _mode, ...delivery }: DeliveryRecord): Delivery => delivery
+export const presentDelivery = ({ merchantId: _m, mode: _mode, failFirstAttempt: _f, ...delivery }: DeliveryRecord): Delivery => delivery
 
 /** When the next try is due after `attempts` failed tries, or null when the schedule is used up. */
 export const nextRetryAt = (attemptAt: number, attempts: number): number | null => {

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks'
-import type { DeliveryAttempt } from '../../src/schemas/index.js'
+import type { DeliveryAttempt, Mode } from '../../src/schemas/index.js'
 import { signedHeaders } from '../../src/webhooks/signature.js'
 import type { ServiceContext } from '../context.js'
+import { planFaults, type FaultPlan } from '../domain/faults.js'
 import {
   activeSecrets,
   isSuccess,
@@ -24,26 +25,49 @@ export function activeEndpoints(ctx: ServiceContext, merchantId: string, mode: s
     .filter((endpoint): endpoint is WebhookEndpointRecord => endpoint?.status === 'active')
 }
 
-/** A delivery of the event to each endpoint, due now on the merchant's clock; the queue lives in the store. */
-export function enqueueDeliveries(ctx: ServiceContext, event: EventRecord, endpoints: readonly WebhookEndpointRecord[]): DeliveryRecord[] {
+/**
+ * A delivery of the event to each endpoint, due now on the merchant's clock;
+ * the queue lives in the store. Under `/_sim/webhook-faults` a delivery may
+ * be held back, sent twice, or have its first attempt fail; the endpoint
+ * check (`webhook.verified`) is always faithful.
+ */
+export function enqueueDeliveries(
+  ctx: ServiceContext,
+  event: EventRecord,
+  endpoints: readonly WebhookEndpointRecord[],
+): DeliveryRecord[] {
   const now = ctx.clock.now(event.merchantId)
-  return endpoints.map((endpoint) => {
-    const delivery: DeliveryRecord = {
-      id: newId('dlv'),
-      merchantId: event.merchantId,
-      mode: event.mode,
-      eventId: event.id,
-      endpointId: endpoint.id,
-      url: endpoint.url,
-      status: 'pending',
-      attempts: [],
-      nextAttemptAt: now,
-      createdAt: now,
-    }
-    ctx.store.put('deliveries', delivery)
-    ctx.clock.schedule(event.merchantId, DELIVER_JOB, now, { deliveryId: delivery.id })
-    return delivery
+  return endpoints.flatMap((endpoint) => {
+    const plan = event.type === 'webhook.verified' ? undefined : drawFaults(ctx, event.merchantId, event.mode)
+    const dueAt = now + (plan?.holdMs ?? 0)
+    return Array.from({ length: plan?.duplicate ? 2 : 1 }, () => {
+      const delivery: DeliveryRecord = {
+        id: newId('dlv'),
+        merchantId: event.merchantId,
+        mode: event.mode,
+        eventId: event.id,
+        endpointId: endpoint.id,
+        url: endpoint.url,
+        status: 'pending',
+        attempts: [],
+        nextAttemptAt: dueAt,
+        createdAt: now,
+        failFirstAttempt: plan?.failFirstAttempt ?? false,
+      }
+      ctx.store.put('deliveries', delivery)
+      ctx.clock.schedule(event.merchantId, DELIVER_JOB, dueAt, { deliveryId: delivery.id })
+      return delivery
+    })
   })
+}
+
+/** The next fault plan of the merchant's mode, counting the draw so a seeded run repeats. */
+function drawFaults(ctx: ServiceContext, merchantId: string, mode: Mode): FaultPlan | undefined {
+  const merchant = ctx.store.get('merchants', merchantId)
+  const faults = merchant?.webhookFaults[mode]
+  if (!merchant || !faults) return undefined
+  ctx.store.put('merchants', { ...merchant, webhookFaults: { ...merchant.webhookFaults, [mode]: { ...faults, drawn: faults.drawn + 1 } } })
+  return planFaults(faults, faults.drawn)
 }
 
 async function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Omit<DeliveryAttempt, 'at' | 'signedAt'>> {
@@ -84,7 +108,10 @@ async function attempt(ctx: ServiceContext, deliveryId: string, dueAt: number): 
   const body = JSON.stringify(eventPayload(event))
   const signedAt = ctx.clock.wallSeconds()
   const headers = signedHeaders(activeSecrets(endpoint, dueAt), signedAt, body, event.id)
-  const result = await post(endpoint.url, headers, body, ctx.webhookTimeoutMs)
+  const result =
+    delivery.failFirstAttempt && delivery.attempts.length === 0
+      ? { status: null, error: 'fault injected: this attempt was dropped before the receiver', latencyMs: 0, response: '' }
+      : await post(endpoint.url, headers, body, ctx.webhookTimeoutMs)
   const latest = ctx.store.get('deliveries', deliveryId) ?? delivery
   const attempts = [...latest.attempts, { at: dueAt, signedAt, ...result }]
   const succeeded = isSuccess(attempts.at(-1)!)

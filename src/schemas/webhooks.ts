@@ -70,3 +70,31 @@ export const resendEventRequestSchema = z.strictObject({
 })
 export const resendEventResponseSchema = z.object({ deliveries: z.array(deliverySchema) })
 export type ResendEventResponse = z.infer<typeof resendEventResponseSchema>
+
+const share = z.number().min(0).max(1)
+
+/**
+ * Delivery faults for testing a receiver's resilience (per merchant and
+ * mode). Each new delivery draws from a generator seeded with `seed`, so the
+ * same run against a fresh simulator repeats the same faults.
+ */
+export const webhookFaultsRequestSchema = z.strictObject({
+  seed: z.number().int().min(0).max(2 ** 32 - 1),
+  /** Share of deliveries whose first attempt fails without reaching the receiver (then retried as usual). */
+  fail: share.default(0),
+  /** Share of deliveries sent twice, same event id. */
+  duplicate: share.default(0),
+  /** Share of deliveries held back by `delayMs`. */
+  delay: share.default(0),
+  delayMs: z.number().int().min(0).max(60 * 60 * 1000).default(5000),
+  /** Share of deliveries held back by a random 0 to `reorderWindowMs`, so later events overtake them. */
+  reorder: share.default(0),
+  reorderWindowMs: z.number().int().min(1).max(60 * 60 * 1000).default(3000),
+})
+export type WebhookFaultsRequest = z.infer<typeof webhookFaultsRequestSchema>
+export const webhookFaultsSchema = webhookFaultsRequestSchema.required().extend({
+  /** How many deliveries have drawn from the generator so far. */
+  drawn: z.number().int(),
+})
+export type WebhookFaults = z.infer<typeof webhookFaultsSchema>
+export const webhookFaultsResponseSchema = z.object({ faults: webhookFaultsSchema.nullable() })

@@ -44,7 +44,7 @@ async function readEvents(key: string, count: number, trigger: () => Promise<unk
           .filter((line) => !line.startsWith(':') && line.includes(': '))
           .map((line) => [line.slice(0, line.indexOf(': ')), line.slice(line.indexOf(': ') + 2)]),
       )
-      if (fields.data) events.push({ id: fields.id, type: fields.event, data: JSON.parse(fields.data) })
+      if (fields.data) events.push({ id: fields.id ?? '', type: fields.event ?? '', data: JSON.parse(fields.data) })
     }
   }
   controller.abort()

@@ -259,3 +259,47 @@ describe('restart', () => {
     }
   })
 })
+
+describe('delivery faults', () => {
+  async function faultyRun(faults: Record<string, number>) {
+    const { api, receiver: r, paidSession } = await setup()
+    expect((await api.put('/_sim/webhook-faults', faults)).status).toBe(200)
+    for (let i = 0; i < 8; i++) await paidSession()
+    return { api, r }
+  }
+
+  it('duplicates, fails and holds back a seeded share of deliveries, the same way every run', async () => {
+    const runs = []
+    for (let run = 0; run < 2; run++) {
+      const { api, r } = await faultyRun({ seed: 42, duplicate: 0.3, fail: 0.3, delay: 0.2, delayMs: 60_000 })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await api.post('/_sim/clock/advance', { ms: 2 * 60_000 })
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const events = (await api.get('/_sim/events?limit=100')).body.data
+      const pattern = []
+      for (const event of [...events].reverse()) {
+        const { deliveries } = (await api.get(`/_sim/events/${event.event_id}`)).body
+        pattern.push(deliveries.map((d: { attempts: { error: string | null }[] }) => d.attempts.map((a) => (a.error ? 'x' : 'ok')).join('')).join('|'))
+      }
+      runs.push(pattern)
+      const ids = r.requests.slice(1).map((q) => q.headers['x-service-event-id'])
+      // Every event still arrives in the end; some twice.
+      expect(new Set(ids).size).toBe(24)
+      expect(ids.length).toBeGreaterThan(24)
+      expect(pattern.some((p) => p.startsWith('x'))).toBe(true)
+    }
+    expect(runs[0]).toEqual(runs[1])
+  })
+
+  it('is off again after DELETE', async () => {
+    const { api } = await faultyRun({ seed: 1, duplicate: 1 })
+    expect((await api.get('/_sim/webhook-faults')).body.faults).toMatchObject({ seed: 1, duplicate: 1, fail: 0, drawn: 24 })
+    expect((await api.delete('/_sim/webhook-faults')).body).toEqual({ faults: null })
+  })
+
+  it('validates shares', async () => {
+    const { api } = await setup()
+    expect((await api.put('/_sim/webhook-faults', { seed: 1, fail: 1.5 })).body.error.param).toBe('fail')
+    expect((await api.put('/_sim/webhook-faults', { fail: 0.5 })).body.error.param).toBe('seed')
+  })
+})

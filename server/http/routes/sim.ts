@@ -10,12 +10,14 @@ import {
   resendEventRequestSchema,
   updateRatesRequestSchema,
   updateSettingsRequestSchema,
+  webhookFaultsRequestSchema,
 } from '../../../src/schemas/index.js'
 import { presentDelivery } from '../../domain/webhook-endpoint.js'
 import { getEvent, listEvents, resendEvent } from '../../events/event-log.js'
 import { paySession, sessionOfCaller } from '../../services/checkout-sessions.js'
 import { listEmails } from '../../services/outbox.js'
 import { getRates, updateRates } from '../../services/rates.js'
+import { getFaults, setFaults } from '../../services/webhook-faults.js'
 import type { ServiceContext } from '../../context.js'
 import { signup } from '../../services/merchants.js'
 import { presentSettings, updateSettings } from '../../services/settings.js'
@@ -131,6 +133,21 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
     '/events',
     auth,
     handle(ctx, (req, res) => ({ body: listEvents(ctx, callerOf(res), parseWith(listEventsQuerySchema, req.query, 'query')) })),
+  )
+  router.get(
+    '/webhook-faults',
+    auth,
+    handle(ctx, (_req, res) => ({ body: { faults: getFaults(ctx, callerOf(res)) } })),
+  )
+  router.put(
+    '/webhook-faults',
+    auth,
+    handle(ctx, (req, res) => ({ body: { faults: setFaults(ctx, callerOf(res), parseWith(webhookFaultsRequestSchema, req.body)) } })),
+  )
+  router.delete(
+    '/webhook-faults',
+    auth,
+    handle(ctx, (_req, res) => ({ body: { faults: setFaults(ctx, callerOf(res), null) } })),
   )
   router.get(
     '/emails',

@@ -1,0 +1,26 @@
+import { createHash } from 'node:crypto'
+import type { WebhookFaults } from '../../src/schemas/index.js'
+
+/** A uniform draw in [0, 1) from the seed, the delivery's number and a label: repeatable, and independent per label. */
+function draw(seed: number, n: number, label: string): number {
+  return createHash('sha256').update(`${seed}:${n}:${label}`).digest().readUInt32BE(0) / 2 ** 32
+}
+
+export interface FaultPlan {
+  failFirstAttempt: boolean
+  duplicate: boolean
+  /** Extra wait before the first attempt, merchant clock. */
+  holdMs: number
+}
+
+/** The faults of the `n`th delivery under this configuration. */
+export function planFaults(faults: WebhookFaults, n: number): FaultPlan {
+  let holdMs = 0
+  if (draw(faults.seed, n, 'delay') < faults.delay) holdMs += faults.delayMs
+  if (draw(faults.seed, n, 'reorder') < faults.reorder) holdMs += Math.floor(draw(faults.seed, n, 'window') * faults.reorderWindowMs)
+  return {
+    failFirstAttempt: draw(faults.seed, n, 'fail') < faults.fail,
+    duplicate: draw(faults.seed, n, 'duplicate') < faults.duplicate,
+    holdMs,
+  }
+}
