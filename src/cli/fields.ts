@@ -1,5 +1,5 @@
-import type { Settings, Verification } from '../schemas/index.js'
-import { formatTime } from './output.js'
+import type { CheckoutSession, PaymentIntent, Settings, Verification } from '../schemas/index.js'
+import { formatFjd, formatMoney, formatTime } from './output.js'
 import { describeDestination } from './payout-destination.js'
 
 /** `key: value` renderings of resources that several commands print. */
@@ -25,5 +25,37 @@ export function verificationFields(verification: Verification): Fields {
     ['reviewed', formatTime(verification.reviewedAt)],
   ]
   if (verification.rejectionReason !== null) fields.push(['rejection reason', verification.rejectionReason])
+  return fields
+}
+
+export function checkoutSessionFields(session: CheckoutSession): Fields {
+  const { quote } = session
+  const fields: Fields = [
+    ['id', session.id],
+    ['status', session.status],
+    ['mode', session.mode],
+    ['amount', formatFjd(session.amount)],
+  ]
+  if (quote) {
+    fields.push(['quote', `${formatMoney(quote.amount, quote.currency)} at ${quote.rate} FJD/${quote.currency}, ${formatTime(quote.asOf)}`])
+  }
+  if (session.invoiceNumber !== undefined) fields.push(['invoice', session.invoiceNumber])
+  const metadata = Object.entries(session.metadata).map(([key, value]) => `${key}=${value}`)
+  fields.push(
+    ['hosted url', session.hostedUrl],
+    ['metadata', metadata.join(', ') || '-'],
+    ['created', formatTime(session.createdAt)],
+    ['expires', formatTime(session.expiresAt)],
+  )
+  return fields
+}
+
+export function paymentIntentFields(intent: PaymentIntent): Fields {
+  const fields: Fields = [
+    ['payment intent', intent.id],
+    ['provider', intent.provider],
+    ['payment status', intent.status],
+  ]
+  if (intent.failureReason !== null) fields.push(['failure reason', intent.failureReason])
   return fields
 }

@@ -7,10 +7,16 @@ import {
   type AdvanceClockResponse,
   type ApiKeyList,
   type ApproveVerificationResponse,
+  type CheckoutSession,
+  type CheckoutSessionList,
   type Clock,
   type CreateApiKeyRequest,
   type createApiKeyResponseSchema,
+  type CreateCheckoutSessionRequest,
+  type ListCheckoutSessionsQuery,
   type MerchantMe,
+  type PayResponse,
+  type PaySessionRequest,
   type rejectVerificationRequestSchema,
   type RevokeApiKeyResponse,
   type RotateApiKeyResponse,
@@ -193,6 +199,40 @@ export class BulaClient {
 
   rejectVerification(body: RejectVerificationRequest): Promise<VerificationResponse> {
     return this.request({ method: 'POST', path: '/_sim/verification/reject', body })
+  }
+
+  /** `idempotencyKey` is required: a retry of the same create must send the same key. */
+  createCheckoutSession(body: CreateCheckoutSessionRequest, idempotencyKey: string): Promise<CheckoutSession> {
+    return this.request({ method: 'POST', path: '/v1/checkout-sessions', body, idempotencyKey })
+  }
+
+  listCheckoutSessions(query: ListCheckoutSessionsQuery = {}): Promise<CheckoutSessionList> {
+    return this.request({ method: 'GET', path: '/v1/checkout-sessions', query })
+  }
+
+  /** Every page from `query.cursor` (or the newest) on, following nextCursor until it is null. */
+  async listAllCheckoutSessions(query: ListCheckoutSessionsQuery = {}): Promise<CheckoutSessionList> {
+    const data: CheckoutSession[] = []
+    let cursor = query.cursor
+    do {
+      const page = await this.listCheckoutSessions({ ...query, cursor })
+      data.push(...page.data)
+      cursor = page.nextCursor ?? undefined
+    } while (cursor !== undefined)
+    return { data, nextCursor: null }
+  }
+
+  getCheckoutSession(sessionId: string): Promise<CheckoutSession> {
+    return this.request({ method: 'GET', path: `/v1/checkout-sessions/${id(sessionId)}` })
+  }
+
+  cancelCheckoutSession(sessionId: string): Promise<CheckoutSession> {
+    return this.request({ method: 'POST', path: `/v1/checkout-sessions/${id(sessionId)}/cancel` })
+  }
+
+  /** The customer stand-in: pays on the hosted page with the chosen outcome (test mode). */
+  payCheckoutSession(sessionId: string, body: PaySessionRequest): Promise<PayResponse> {
+    return this.request({ method: 'POST', path: `/_sim/checkout-sessions/${id(sessionId)}/pay`, body })
   }
 }
 

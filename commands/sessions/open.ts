@@ -1,0 +1,50 @@
+import { Args, Flags } from '@oclif/core'
+import { BaseCommand } from '../../src/cli/base-command.js'
+import type { CheckoutSession } from '../../src/schemas/index.js'
+
+export default class SessionsOpen extends BaseCommand<CheckoutSession> {
+  static override summary = 'Open a Checkout Session\'s hosted page in the browser.'
+
+  static override description =
+    'Prints the hosted URL instead with --print, when stdout is not a terminal, or when no browser can be started. ' +
+    'With --json it prints the session and opens nothing.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> cs_123',
+    '<%= config.bin %> <%= command.id %> cs_123 --print',
+  ]
+
+  static override args = {
+    id: Args.string({ description: 'ID of the Checkout Session (cs_...).', required: true }),
+  }
+
+  static override flags = {
+    print: Flags.boolean({ description: 'Only print the hosted URL, do not start a browser.' }),
+  }
+
+  async run(): Promise<CheckoutSession> {
+    const { args, flags } = await this.parse(SessionsOpen)
+    const session = await (await this.client(flags)).getCheckoutSession(args.id)
+    // A script or pipe reading the output wants the URL, not a browser window.
+    const interactive = process.stdout.isTTY && !flags.print && !this.jsonEnabled()
+    if (interactive && (await this.openInBrowser(session.hostedUrl))) {
+      this.log(`Opened ${session.hostedUrl} in the browser.`)
+    } else {
+      this.log(session.hostedUrl)
+    }
+    return session
+  }
+
+  /** False, with a warning on stderr, when no browser could be started. */
+  private async openInBrowser(url: string): Promise<boolean> {
+    // Loaded here so that other commands never pay for it.
+    const { default: open } = await import('open')
+    try {
+      await open(url)
+      return true
+    } catch (error) {
+      this.warn(`Could not start a browser (${error instanceof Error ? error.message : String(error)}); open the URL yourself:`)
+      return false
+    }
+  }
+}
