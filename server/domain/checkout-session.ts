@@ -29,6 +29,8 @@ export interface CheckoutSessionRecord {
   endedAt: number | null
   quote: CheckoutSessionQuote | null
   invoiceNumber: string | null
+  /** The store id of the Invoice this session pays, if any. */
+  invoiceId: string | null
   /** Live mode only, for the receipt; never returned, purged 30 days after the session ends. */
   customerEmail: string | null
   paymentIntentIds: string[]

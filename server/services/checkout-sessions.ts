@@ -24,6 +24,7 @@ import {
   type PaymentIntentRecord,
 } from '../domain/checkout-session.js'
 import type { MerchantRecord } from '../domain/merchant.js'
+import { markPaid } from '../domain/invoice.js'
 import { isAllowedUrl } from '../domain/urls.js'
 import { convertToFjd, formatFjd } from '../domain/money.js'
 import { recordEvent } from '../events/event-log.js'
@@ -74,7 +75,16 @@ export function openSession(
   mode: Mode,
   fields: Pick<
     CheckoutSessionRecord,
-    'amount' | 'quote' | 'metadata' | 'successUrl' | 'cancelUrl' | 'customerEmail' | 'invoiceNumber' | 'createdAt' | 'expiresAt'
+    | 'amount'
+    | 'quote'
+    | 'metadata'
+    | 'successUrl'
+    | 'cancelUrl'
+    | 'customerEmail'
+    | 'invoiceNumber'
+    | 'invoiceId'
+    | 'createdAt'
+    | 'expiresAt'
   >,
 ): CheckoutSessionRecord {
   if (mode === 'live' && !merchant.settings.liveProviders) {
@@ -120,6 +130,7 @@ export function createSession(
       // Test mode validates the address and drops it: nothing is sent (spec).
       customerEmail: mode === 'live' ? (request.customerEmail ?? null) : null,
       invoiceNumber: null,
+      invoiceId: null,
       createdAt: now,
       expiresAt,
     })
@@ -194,7 +205,7 @@ export function listSessions(ctx: ServiceContext, caller: Caller, query: ListChe
 }
 
 /** Ends a pending session: the status change, its event, and the e-mail retention clock. */
-function endSession(
+export function endSession(
   ctx: ServiceContext,
   session: CheckoutSessionRecord,
   to: 'succeeded' | 'failed' | 'cancelled',
@@ -245,6 +256,7 @@ function sendReceipt(ctx: ServiceContext, session: CheckoutSessionRecord, intent
   sendEmail(ctx, merchant.id, session.mode, {
     kind: 'receipt',
     to: session.customerEmail,
+    attachments: [],
     subject: `Your receipt from ${displayName}`,
     relatedId: session.id,
     html: ctx.templates.render('emails/receipt.html', {
@@ -268,6 +280,8 @@ export function paySession(ctx: ServiceContext, sessionId: string, request: PayS
   if (session.status !== 'pending') throw new ApiError(409, 'invalid_state', `This Checkout Session is already ${session.status}.`)
   const currentId = session.paymentIntentIds.at(-1)
   let intent = currentId === undefined ? undefined : ctx.store.get('paymentIntents', currentId)
+  const invoice = session.invoiceId === null ? undefined : ctx.store.get('invoices', session.invoiceId)
+  if (invoice && invoice.status !== 'sent') throw new ApiError(409, 'invalid_state', `Invoice ${invoice.number} is ${invoice.status}; it can no longer be paid.`)
   if (!intent) {
     if (isExpired(session, now)) throw new ApiError(409, 'invalid_state', 'This Checkout Session has expired; no payment can start.')
     if (session.mode === 'live' && !merchant.settings.liveProviders) {
@@ -306,6 +320,7 @@ export function paySession(ctx: ServiceContext, sessionId: string, request: PayS
     if (request.outcome === 'succeeded') {
       const latest = ctx.store.get('merchants', merchant.id)!
       ctx.store.put('merchants', { ...latest, balances: { ...latest.balances, [session.mode]: latest.balances[session.mode] + session.amount } })
+      if (invoice) ctx.store.put('invoices', markPaid(invoice, now))
       sendReceipt(ctx, current, intent)
     }
   }

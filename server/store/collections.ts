@@ -1,6 +1,7 @@
 import type { JobRecord } from '../clock/job.js'
 import type { ApiKeyRecord } from '../domain/api-key.js'
 import type { CheckoutSessionRecord, PaymentIntentRecord } from '../domain/checkout-session.js'
+import type { InvoiceRecord } from '../domain/invoice.js'
 import type { MerchantRecord } from '../domain/merchant.js'
 import type { DeliveryRecord, WebhookEndpointRecord } from '../domain/webhook-endpoint.js'
 import type { EventRecord } from '../events/payload.js'
@@ -20,6 +21,7 @@ export type Collections = {
   emails: EmailRecord
   webhookEndpoints: WebhookEndpointRecord
   deliveries: DeliveryRecord
+  invoices: InvoiceRecord
 }
 
 export const COLLECTION_NAMES = [
@@ -33,6 +35,7 @@ export const COLLECTION_NAMES = [
   'emails',
   'webhookEndpoints',
   'deliveries',
+  'invoices',
 ] as const satisfies readonly (keyof Collections)[]
 
 /** The group key of objects listed per merchant and mode, in creation order. */
@@ -42,6 +45,7 @@ const byMerchantMode = (doc: { merchantId: string; mode: string }): string => me
 export const INDEXES: IndexSpec<Collections> = {
   unique: {
     apiKeys: { byHash: (key) => key.hash },
+    invoices: { byPageToken: (invoice) => invoice.pageToken },
   },
   groups: {
     apiKeys: { byMerchant: (key) => key.merchantId },
@@ -50,5 +54,6 @@ export const INDEXES: IndexSpec<Collections> = {
     emails: { byMerchantMode },
     webhookEndpoints: { byMerchantMode },
     deliveries: { byEvent: (delivery) => delivery.eventId },
+    invoices: { byMerchantMode },
   },
 }

@@ -52,6 +52,9 @@ export const emailSchema = z.object({
   createdAt: timestampSchema,
   /** The object the e-mail is about, e.g. the Checkout Session id. */
   relatedId: z.string(),
+  attachments: z.array(
+    z.object({ filename: z.string(), contentType: z.string(), bytes: z.number().int(), contentBase64: z.string() }),
+  ),
 })
 export type Email = z.infer<typeof emailSchema>
 export const emailListSchema = z.object({ data: z.array(emailSchema) })

@@ -6,8 +6,10 @@ import {
   signupRequestSchema,
   submitVerificationRequestSchema,
   listEventsQuerySchema,
+  payInvoiceRequestSchema,
   paySessionRequestSchema,
   resendEventRequestSchema,
+  updateInvoiceRequestSchema,
   updateRatesRequestSchema,
   updateSettingsRequestSchema,
   webhookFaultsRequestSchema,
@@ -15,6 +17,8 @@ import {
 import { presentDelivery } from '../../domain/webhook-endpoint.js'
 import { getEvent, listEvents, resendEvent } from '../../events/event-log.js'
 import { paySession, sessionOfCaller } from '../../services/checkout-sessions.js'
+import { emailInvoice } from '../../services/invoice-email.js'
+import { payInvoice, requireBusiness, updateDraft } from '../../services/invoices.js'
 import { listEmails } from '../../services/outbox.js'
 import { getRates, updateRates } from '../../services/rates.js'
 import { getFaults, setFaults } from '../../services/webhook-faults.js'
@@ -133,6 +137,34 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
     '/events',
     auth,
     handle(ctx, (req, res) => ({ body: listEvents(ctx, callerOf(res), parseWith(listEventsQuerySchema, req.query, 'query')) })),
+  )
+  router.patch(
+    '/invoices/:id',
+    auth,
+    handle(ctx, (req, res) => {
+      const caller = callerOf(res)
+      requireBusiness(caller)
+      return { body: updateDraft(ctx, caller, String(req.params.id), parseWith(updateInvoiceRequestSchema, req.body)) }
+    }),
+  )
+  router.post(
+    '/invoices/:id/pay',
+    auth,
+    handle(ctx, (req, res) => {
+      const caller = callerOf(res)
+      requireBusiness(caller)
+      return { body: payInvoice(ctx, caller, String(req.params.id), parseWith(payInvoiceRequestSchema, req.body)) }
+    }),
+  )
+  router.post(
+    '/invoices/:id/email',
+    auth,
+    handle(ctx, async (req, res) => {
+      const caller = callerOf(res)
+      requireBusiness(caller)
+      parseWith(emptyBodySchema, req.body)
+      return { body: { email: await emailInvoice(ctx, caller, String(req.params.id)) } }
+    }),
   )
   router.get(
     '/webhook-faults',

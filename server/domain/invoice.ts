@@ -1,0 +1,112 @@
+import { invalidRequest, invalidState } from '../../src/errors.js'
+import { MAX_AMOUNT, type Invoice, type InvoiceItem, type InvoiceStatus, type Mode } from '../../src/schemas/index.js'
+import { formatFjd } from './money.js'
+
+export interface InvoiceRecord {
+  /** The store id: `invoiceId` as a string. */
+  id: string
+  /** The API's integer id. */
+  invoiceId: number
+  merchantId: string
+  mode: Mode
+  status: InvoiceStatus
+  /** `INV-…`, assigned on send. */
+  number: string | null
+  customerName: string
+  customerEmail: string | null
+  items: InvoiceItem[]
+  taxLabel: string | null
+  taxPercent: number
+  vatNumber: string | null
+  dueDate: string
+  /** The secret part of the hosted page's address. */
+  pageToken: string
+  createdAt: number
+  sentAt: number | null
+  paidAt: number | null
+  voidedAt: number | null
+  /** Checkout Sessions opened to pay it, oldest first. */
+  checkoutSessionIds: string[]
+}
+
+export const subtotalOf = (items: readonly InvoiceItem[]): number => items.reduce((sum, item) => sum + item.quantity * item.unitPrice, 0)
+
+/**
+ * Tax is `taxPercent` of the subtotal, rounded to the nearest cent with
+ * halves up, in integer arithmetic: the percent (2 decimal places) becomes
+ * basis points of a hundredth, so 12.5 % of 1,001 cents is
+ * (1,001 × 1,250 + 5,000) / 10,000 = 125 cents (125.125 rounded).
+ */
+export function taxOf(subtotal: number, taxPercent: number): number {
+  const hundredthsOfPercent = BigInt(Math.round(taxPercent * 100))
+  return Number((BigInt(subtotal) * hundredthsOfPercent + 5_000n) / 10_000n)
+}
+
+export function totalsOf(invoice: Pick<InvoiceRecord, 'items' | 'taxPercent'>): { subtotal: number; tax: number; total: number } {
+  const subtotal = subtotalOf(invoice.items)
+  const tax = taxOf(subtotal, invoice.taxPercent)
+  return { subtotal, tax, total: subtotal + tax }
+}
+
+/** The cap applies on create, send and void (spec). */
+export function checkCap(invoice: Pick<InvoiceRecord, 'items' | 'taxPercent'>): void {
+  const { total } = totalsOf(invoice)
+  if (total > MAX_AMOUNT) {
+    throw invalidRequest(`The invoice total is ${formatFjd(total)}; it must be under FJ$5,000.00.`, 'items')
+  }
+}
+
+/** `INV-0042`: the prefix (`INV-` plus optional digits) and the number padded to 4 digits. */
+export const formatInvoiceNumber = (prefix: string, n: number): string => `${prefix}${String(n).padStart(4, '0')}`
+
+/** Today's calendar date in Fiji at `now`, `YYYY-MM-DD`. */
+export function fijiDate(now: number): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Fiji', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
+}
+
+/** Derived, not a status: a sent, unpaid invoice past its due date in Fiji (spec). */
+export const isOverdue = (invoice: InvoiceRecord, now: number): boolean => invoice.status === 'sent' && fijiDate(now) > invoice.dueDate
+
+const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
+  draft: ['sent'],
+  sent: ['void', 'paid'],
+  paid: [],
+  void: [],
+}
+
+export function transitionInvoice(invoice: InvoiceRecord, to: InvoiceStatus): void {
+  if (!TRANSITIONS[invoice.status].includes(to)) {
+    const verb = { sent: 'sent', void: 'voided', paid: 'paid', draft: 'made a draft' }[to]
+    throw invalidState(`Invoice ${invoice.invoiceId} is ${invoice.status} and cannot be ${verb}.`)
+  }
+}
+
+/** Paid in full through its Checkout Session (spec: sent → paid). */
+export function markPaid(invoice: InvoiceRecord, now: number): InvoiceRecord {
+  transitionInvoice(invoice, 'paid')
+  return { ...invoice, status: 'paid', paidAt: now }
+}
+
+export function presentInvoice(invoice: InvoiceRecord, baseUrl: string, now: number): Invoice {
+  return {
+    id: invoice.invoiceId,
+    number: invoice.number,
+    status: invoice.status,
+    overdue: isOverdue(invoice, now),
+    mode: invoice.mode,
+    customerName: invoice.customerName,
+    customerEmail: invoice.customerEmail,
+    items: invoice.items,
+    taxLabel: invoice.taxLabel,
+    taxPercent: invoice.taxPercent,
+    vatNumber: invoice.vatNumber,
+    dueDate: invoice.dueDate,
+    ...totalsOf(invoice),
+    url: `${baseUrl}/i/${invoice.pageToken}`,
+    pdfUrl: invoice.status === 'draft' ? null : `${baseUrl}/v1/invoices/${invoice.invoiceId}/pdf`,
+    createdAt: invoice.createdAt,
+    sentAt: invoice.sentAt,
+    paidAt: invoice.paidAt,
+    voidedAt: invoice.voidedAt,
+  }
+}

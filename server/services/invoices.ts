@@ -1,0 +1,211 @@
+import { ApiError, invalidRequest, notFound } from '../../src/errors.js'
+import type {
+  CreateInvoiceRequest,
+  Invoice,
+  InvoiceList,
+  ListInvoicesQuery,
+  PayResponse,
+  PaySessionRequest,
+  UpdateInvoiceRequest,
+} from '../../src/schemas/index.js'
+import type { Caller, ServiceContext } from '../context.js'
+import { MAX_EXPIRY_MS, isExpired, paymentStarted, type CheckoutSessionRecord } from '../domain/checkout-session.js'
+import {
+  checkCap,
+  formatInvoiceNumber,
+  presentInvoice,
+  totalsOf,
+  transitionInvoice,
+  type InvoiceRecord,
+} from '../domain/invoice.js'
+import type { MerchantRecord } from '../domain/merchant.js'
+import { newSecret } from '../ids.js'
+import { merchantModeGroup } from '../store/collections.js'
+import { endSession, openSession, paySession } from './checkout-sessions.js'
+import { runIdempotent, type IdempotentResult } from './idempotency.js'
+
+/** Invoices are for Business accounts, on every route, checked before anything else (spec). */
+export function requireBusiness(caller: Caller): void {
+  if (caller.merchant.tier !== 'business') throw new ApiError(403, 'business_only', 'Invoices need a Business account.')
+}
+
+export const present = (ctx: ServiceContext, invoice: InvoiceRecord): Invoice =>
+  presentInvoice(invoice, ctx.urls.base, ctx.clock.now(invoice.merchantId))
+
+/** The spec's own rule: a repeated key returns the original result, whatever the body. */
+const anyRequest = (): boolean => true
+
+export function createInvoice(ctx: ServiceContext, caller: Caller, request: CreateInvoiceRequest, key: string): IdempotentResult<Invoice> {
+  return runIdempotent(ctx, { caller, route: 'POST /v1/invoices', key }, null, anyRequest, () => {
+    const fields = {
+      items: request.items,
+      taxPercent: request.taxPercent ?? 0,
+    }
+    checkCap(fields)
+    // Ids never repeat: invoices are never deleted, so the count is the last id used.
+    const invoiceId = ctx.store.size('invoices') + 1
+    const invoice: InvoiceRecord = {
+      id: String(invoiceId),
+      invoiceId,
+      merchantId: caller.merchant.id,
+      mode: caller.mode,
+      status: 'draft',
+      number: null,
+      customerName: request.customerName,
+      customerEmail: request.customerEmail ?? null,
+      ...fields,
+      taxLabel: request.taxLabel ?? null,
+      vatNumber: request.vatNumber ?? null,
+      dueDate: request.dueDate,
+      pageToken: newSecret(''),
+      createdAt: ctx.clock.now(caller.merchant.id),
+      sentAt: null,
+      paidAt: null,
+      voidedAt: null,
+      checkoutSessionIds: [],
+    }
+    ctx.store.put('invoices', invoice)
+    return { status: 201, body: present(ctx, invoice) }
+  })
+}
+
+export function ownInvoice(ctx: ServiceContext, caller: Caller, id: string): InvoiceRecord {
+  const invoice = /^[0-9]{1,12}$/.test(id) ? ctx.store.get('invoices', String(Number(id))) : undefined
+  if (!invoice || invoice.merchantId !== caller.merchant.id || invoice.mode !== caller.mode) throw notFound('Invoice')
+  return invoice
+}
+
+export const getInvoice = (ctx: ServiceContext, caller: Caller, id: string): Invoice => present(ctx, ownInvoice(ctx, caller, id))
+
+/** Newest first; `starting_after` returns older Invoices. */
+export function listInvoices(ctx: ServiceContext, caller: Caller, query: ListInvoicesQuery): InvoiceList {
+  const ids = ctx.store.group('invoices', 'byMerchantMode', merchantModeGroup(caller.merchant.id, caller.mode))
+  let end = ids.length
+  if (query.starting_after !== undefined) {
+    end = ids.lastIndexOf(String(query.starting_after))
+    if (end < 0) throw invalidRequest('starting_after is not an Invoice of this merchant and mode.', 'starting_after')
+  }
+  const limit = query.limit ?? 10
+  const start = Math.max(0, end - limit)
+  const data = ids
+    .slice(start, end)
+    .reverse()
+    .map((id) => present(ctx, ctx.store.get('invoices', id)!))
+  return { data, hasMore: start > 0 }
+}
+
+/** Sessions opened for the invoice that a customer could still pay, or is paying. */
+function openSessions(ctx: ServiceContext, invoice: InvoiceRecord): CheckoutSessionRecord[] {
+  return invoice.checkoutSessionIds
+    .map((id) => ctx.store.get('checkoutSessions', id))
+    .filter((session): session is CheckoutSessionRecord => session?.status === 'pending')
+}
+
+/**
+ * Assigns the next number of the mode from Settings. A retried key returns
+ * the original result, so no second number is ever used.
+ */
+export function sendInvoice(ctx: ServiceContext, caller: Caller, id: string, key: string): IdempotentResult<Invoice> {
+  const invoice = ownInvoice(ctx, caller, id)
+  return runIdempotent(ctx, { caller, route: `POST /v1/invoices/${invoice.invoiceId}/send`, key }, null, anyRequest, () => {
+    transitionInvoice(invoice, 'sent')
+    checkCap(invoice)
+    const merchant = ctx.store.get('merchants', caller.merchant.id)!
+    const n = merchant.settings.invoiceNextNumber[caller.mode]
+    const settings: MerchantRecord['settings'] = {
+      ...merchant.settings,
+      invoiceNextNumber: { ...merchant.settings.invoiceNextNumber, [caller.mode]: n + 1 },
+      invoiceLastNumber: { ...merchant.settings.invoiceLastNumber, [caller.mode]: n },
+    }
+    ctx.store.put('merchants', { ...merchant, settings })
+    const sent: InvoiceRecord = {
+      ...invoice,
+      status: 'sent',
+      number: formatInvoiceNumber(merchant.settings.invoicePrefix, n),
+      sentAt: ctx.clock.now(caller.merchant.id),
+    }
+    ctx.store.put('invoices', sent)
+    return { status: 200, body: present(ctx, sent) }
+  })
+}
+
+/** Refused while a customer is paying; sessions opened but not started are cancelled with it. */
+export function voidInvoice(ctx: ServiceContext, caller: Caller, id: string, key: string): IdempotentResult<Invoice> {
+  const invoice = ownInvoice(ctx, caller, id)
+  return runIdempotent(ctx, { caller, route: `POST /v1/invoices/${invoice.invoiceId}/void`, key }, null, anyRequest, () => {
+    transitionInvoice(invoice, 'void')
+    checkCap(invoice)
+    const sessions = openSessions(ctx, invoice)
+    if (sessions.some(paymentStarted)) {
+      throw new ApiError(409, 'payment_in_progress', 'The customer is paying this Invoice; it cannot be voided now.')
+    }
+    for (const session of sessions) endSession(ctx, session, 'cancelled')
+    const voided: InvoiceRecord = { ...invoice, status: 'void', voidedAt: ctx.clock.now(caller.merchant.id) }
+    ctx.store.put('invoices', voided)
+    return { status: 200, body: present(ctx, voided) }
+  })
+}
+
+/** Only drafts can be edited, from the dashboard (spec). The cap is left to send, so an over-cap draft can exist. */
+export function updateDraft(ctx: ServiceContext, caller: Caller, id: string, patch: UpdateInvoiceRequest): Invoice {
+  const invoice = ownInvoice(ctx, caller, id)
+  if (invoice.status !== 'draft') throw new ApiError(409, 'invalid_state', `Invoice ${invoice.invoiceId} is ${invoice.status}; only a draft can be edited.`)
+  // As on create, a tax label needs a percent: a patch that adds the label brings the percent along.
+  if (typeof patch.taxLabel === 'string' && patch.taxPercent === undefined && invoice.taxLabel === null) {
+    throw invalidRequest('taxPercent is required with taxLabel.', 'taxPercent')
+  }
+  const updated: InvoiceRecord = {
+    ...invoice,
+    customerName: patch.customerName ?? invoice.customerName,
+    dueDate: patch.dueDate ?? invoice.dueDate,
+    items: patch.items ?? invoice.items,
+    customerEmail: patch.customerEmail === undefined ? invoice.customerEmail : patch.customerEmail,
+    vatNumber: patch.vatNumber === undefined ? invoice.vatNumber : patch.vatNumber,
+    taxLabel: patch.taxLabel === undefined ? invoice.taxLabel : patch.taxLabel,
+    taxPercent: patch.taxPercent ?? invoice.taxPercent,
+  }
+  ctx.store.put('invoices', updated)
+  return present(ctx, updated)
+}
+
+/** The invoice behind a hosted page token, with its merchant; 404 before it is sent. */
+export function invoiceForCustomer(ctx: ServiceContext, token: string): { invoice: InvoiceRecord; merchant: MerchantRecord } {
+  const invoice = ctx.store.lookup('invoices', 'byPageToken', token)
+  const merchant = invoice && ctx.store.get('merchants', invoice.merchantId)
+  if (!invoice || !merchant || invoice.status === 'draft') throw notFound('Invoice')
+  return { invoice, merchant }
+}
+
+/**
+ * The Checkout Session that pays the invoice: the one already open (so two
+ * clicks on Pay make one payment), or a new one carrying `invoiceNumber`
+ * that leads back to the invoice page.
+ */
+export function checkoutForInvoice(ctx: ServiceContext, invoice: InvoiceRecord): CheckoutSessionRecord {
+  if (invoice.status !== 'sent') throw new ApiError(409, 'invalid_state', `Invoice ${invoice.number} is ${invoice.status}; it can no longer be paid.`)
+  const merchant = ctx.store.get('merchants', invoice.merchantId)!
+  const now = ctx.clock.now(merchant.id)
+  const open = openSessions(ctx, invoice).find((session) => paymentStarted(session) || !isExpired(session, now))
+  if (open) return open
+  const page = `${ctx.urls.base}/i/${invoice.pageToken}`
+  const session = openSession(ctx, merchant, invoice.mode, {
+    amount: totalsOf(invoice).total,
+    quote: null,
+    metadata: {},
+    successUrl: page,
+    cancelUrl: page,
+    customerEmail: invoice.mode === 'live' ? invoice.customerEmail : null,
+    invoiceNumber: invoice.number,
+    invoiceId: invoice.id,
+    createdAt: now,
+    expiresAt: now + MAX_EXPIRY_MS,
+  })
+  ctx.store.put('invoices', { ...invoice, checkoutSessionIds: [...invoice.checkoutSessionIds, session.id] })
+  return session
+}
+
+/** The customer stand-in for invoices (contract §6): pays through the invoice's Checkout Session. */
+export function payInvoice(ctx: ServiceContext, caller: Caller, id: string, request: PaySessionRequest): PayResponse {
+  const session = checkoutForInvoice(ctx, ownInvoice(ctx, caller, id))
+  return paySession(ctx, session.id, request)
+}

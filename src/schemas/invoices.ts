@@ -1,0 +1,112 @@
+import { z } from 'zod'
+import { MAX_AMOUNT, providerSchema } from './checkout-sessions.js'
+import { modeSchema, timestampSchema } from './common.js'
+
+export const invoiceStatusSchema = z.enum(['draft', 'sent', 'paid', 'void'])
+export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>
+
+export const MAX_ITEMS = 50
+
+export const invoiceItemSchema = z.strictObject({
+  description: z.string().trim().min(1).max(200),
+  quantity: z.number().int().min(1).max(9999),
+  /** FJD cents, excluding tax. */
+  unitPrice: z.number().int().min(0).max(MAX_AMOUNT),
+})
+export type InvoiceItem = z.infer<typeof invoiceItemSchema>
+
+/** A calendar date that exists, `YYYY-MM-DD` (Pacific/Fiji). */
+export const isoDateSchema = z.iso.date()
+
+/** Up to 100, with at most 2 decimal places. */
+export const taxPercentSchema = z
+  .number()
+  .min(0)
+  .max(100)
+  .refine((value) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-9, 'at most 2 decimal places')
+
+const invoiceFields = {
+  customerName: z.string().trim().min(1).max(100),
+  dueDate: isoDateSchema,
+  items: z.array(invoiceItemSchema).min(1).max(MAX_ITEMS),
+  customerEmail: z.email().max(254),
+  taxLabel: z.string().trim().min(1).max(40),
+  taxPercent: taxPercentSchema,
+  vatNumber: z.string().trim().min(1).max(40),
+}
+
+const taxLabelNeedsPercent = (body: { taxLabel?: string | null; taxPercent?: number }, ctx: z.RefinementCtx): void => {
+  if (body.taxLabel != null && body.taxPercent === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['taxPercent'], message: 'taxPercent is required with taxLabel' })
+  }
+}
+
+export const createInvoiceRequestSchema = z
+  .strictObject({
+    customerName: invoiceFields.customerName,
+    dueDate: invoiceFields.dueDate,
+    items: invoiceFields.items,
+    customerEmail: invoiceFields.customerEmail.optional(),
+    taxLabel: invoiceFields.taxLabel.optional(),
+    taxPercent: invoiceFields.taxPercent.optional(),
+    vatNumber: invoiceFields.vatNumber.optional(),
+  })
+  .superRefine(taxLabelNeedsPercent)
+export type CreateInvoiceRequest = z.infer<typeof createInvoiceRequestSchema>
+
+/** Draft edits through the dashboard stand-in; `null` clears an optional field. No cap here: send checks it. */
+export const updateInvoiceRequestSchema = z.strictObject({
+  customerName: invoiceFields.customerName.optional(),
+  dueDate: invoiceFields.dueDate.optional(),
+  items: invoiceFields.items.optional(),
+  customerEmail: invoiceFields.customerEmail.nullable().optional(),
+  taxLabel: invoiceFields.taxLabel.nullable().optional(),
+  taxPercent: invoiceFields.taxPercent.optional(),
+  vatNumber: invoiceFields.vatNumber.nullable().optional(),
+})
+export type UpdateInvoiceRequest = z.infer<typeof updateInvoiceRequestSchema>
+
+export const invoiceSchema = z.object({
+  id: z.number().int(),
+  number: z.string().nullable(),
+  status: invoiceStatusSchema,
+  overdue: z.boolean(),
+  mode: modeSchema,
+  customerName: z.string(),
+  customerEmail: z.string().nullable(),
+  items: z.array(invoiceItemSchema),
+  taxLabel: z.string().nullable(),
+  taxPercent: z.number(),
+  vatNumber: z.string().nullable(),
+  dueDate: z.string(),
+  subtotal: z.number().int(),
+  tax: z.number().int(),
+  total: z.number().int(),
+  url: z.string(),
+  pdfUrl: z.string().nullable(),
+  createdAt: timestampSchema,
+  sentAt: timestampSchema.nullable(),
+  paidAt: timestampSchema.nullable(),
+  // Additive:
+  voidedAt: timestampSchema.nullable(),
+})
+export type Invoice = z.infer<typeof invoiceSchema>
+
+export const listInvoicesQuerySchema = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,4}$/, 'limit must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(100))
+    .optional(),
+  starting_after: z.string().regex(/^[0-9]{1,12}$/, 'starting_after must be an Invoice id').transform(Number).optional(),
+})
+export type ListInvoicesQuery = z.infer<typeof listInvoicesQuerySchema>
+
+export const invoiceListSchema = z.object({ data: z.array(invoiceSchema), hasMore: z.boolean() })
+export type InvoiceList = z.infer<typeof invoiceListSchema>
+
+export const payInvoiceRequestSchema = z.strictObject({
+  outcome: z.enum(['succeeded', 'failed', 'processing']),
+  provider: providerSchema.optional(),
+})
