@@ -8,6 +8,7 @@ import { seedDemoMerchants, type DemoMerchants } from './demo.js'
 import { registerDeliveryJobs } from './events/delivery.js'
 import { createApp } from './http/app.js'
 import { registerCheckoutJobs } from './services/checkout-sessions.js'
+import { registerPayoutJobs } from './services/payouts.js'
 import { COLLECTION_NAMES, INDEXES, type Collections } from './store/collections.js'
 import { openStore } from './store/index.js'
 import { StoreOpenError } from './store/types.js'
@@ -61,6 +62,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const ctx = createServiceContext({ store, wall: options.wall ?? systemWallClock, log, webhookTimeoutMs: options.webhookTimeoutMs })
   registerCheckoutJobs(ctx)
   registerDeliveryJobs(ctx)
+  registerPayoutJobs(ctx)
   const demo = fresh ? seedDemoMerchants(ctx) : null
   await store.commit()
 

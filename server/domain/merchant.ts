@@ -46,6 +46,10 @@ export interface MerchantRecord {
   quoteRates: Rates
   /** Delivery faults per mode (`/_sim/webhook-faults`); null when deliveries are faithful. */
   webhookFaults: Record<Mode, WebhookFaults | null>
+  /** The pending settlement run on the merchant's clock; null on the manual schedule. */
+  settlementJobId: string | null
+  /** The fault control: the next live Payout fails with this reason (`/_sim/payouts/fail-next`). */
+  nextPayoutFailure: string | null
 }
 
 /** Default quote rates, FJD per unit: round figures near the market in 2026, not live data. */
@@ -74,6 +78,8 @@ export function newMerchant(input: { id: string; email: string; name: string; ti
       liveProviders: false,
     },
     webhookFaults: { test: null, live: null },
+    settlementJobId: null,
+    nextPayoutFailure: null,
     quoteRates: {
       USD: { rate: DEFAULT_RATES.USD, asOf: input.now },
       AUD: { rate: DEFAULT_RATES.AUD, asOf: input.now },

@@ -4,6 +4,7 @@ import type { Caller, ServiceContext } from '../context.js'
 import { newMerchant, type MerchantRecord } from '../domain/merchant.js'
 import { newId } from '../ids.js'
 import { issueKey } from './api-keys.js'
+import { scheduleSettlement } from './payouts.js'
 
 export function presentSimMerchant(merchant: MerchantRecord): SimMerchant {
   return {
@@ -28,6 +29,7 @@ export function signup(ctx: ServiceContext, request: SignupRequest): SignupRespo
   ctx.store.put('merchants', merchant)
   const secret = issueKey(ctx, id, 'secret', 'test')
   const publishable = issueKey(ctx, id, 'publishable', 'test')
+  scheduleSettlement(ctx, id)
   return { merchant: presentSimMerchant(merchant), keys: { secret: secret.plaintext, publishable: publishable.plaintext } }
 }
 

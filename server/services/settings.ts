@@ -2,6 +2,7 @@ import { ApiError, invalidRequest } from '../../src/errors.js'
 import type { Settings, UpdateSettingsRequest } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import type { MerchantRecord } from '../domain/merchant.js'
+import { scheduleSettlement } from './payouts.js'
 
 export function presentSettings(merchant: MerchantRecord, mode: Caller['mode']): Settings {
   const s = merchant.settings
@@ -48,5 +49,8 @@ export function updateSettings(ctx: ServiceContext, caller: Caller, patch: Updat
     },
   }
   ctx.store.put('merchants', updated)
-  return presentSettings(updated, mode)
+  if (patch.payoutSchedule !== undefined && patch.payoutSchedule !== merchant.settings.payoutSchedule) {
+    scheduleSettlement(ctx, merchant.id)
+  }
+  return presentSettings(ctx.store.get('merchants', merchant.id)!, mode)
 }

@@ -3,6 +3,7 @@ import type { ApiKeyRecord } from '../domain/api-key.js'
 import type { CheckoutSessionRecord, PaymentIntentRecord } from '../domain/checkout-session.js'
 import type { InvoiceRecord } from '../domain/invoice.js'
 import type { MerchantRecord } from '../domain/merchant.js'
+import type { PayoutRecord } from '../domain/payout.js'
 import type { DeliveryRecord, WebhookEndpointRecord } from '../domain/webhook-endpoint.js'
 import type { EventRecord } from '../events/payload.js'
 import type { IdempotencyRecord } from '../services/idempotency.js'
@@ -22,6 +23,7 @@ export type Collections = {
   webhookEndpoints: WebhookEndpointRecord
   deliveries: DeliveryRecord
   invoices: InvoiceRecord
+  payouts: PayoutRecord
 }
 
 export const COLLECTION_NAMES = [
@@ -36,6 +38,7 @@ export const COLLECTION_NAMES = [
   'webhookEndpoints',
   'deliveries',
   'invoices',
+  'payouts',
 ] as const satisfies readonly (keyof Collections)[]
 
 /** The group key of objects listed per merchant and mode, in creation order. */
@@ -55,5 +58,6 @@ export const INDEXES: IndexSpec<Collections> = {
     webhookEndpoints: { byMerchantMode },
     deliveries: { byEvent: (delivery) => delivery.eventId },
     invoices: { byMerchantMode },
+    payouts: { byMerchantMode },
   },
 }

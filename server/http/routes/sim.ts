@@ -2,6 +2,7 @@ import { Router } from 'express'
 import {
   advanceClockRequestSchema,
   emptyBodySchema,
+  failNextPayoutRequestSchema,
   rejectVerificationRequestSchema,
   signupRequestSchema,
   submitVerificationRequestSchema,
@@ -20,6 +21,7 @@ import { paySession, sessionOfCaller } from '../../services/checkout-sessions.js
 import { emailInvoice } from '../../services/invoice-email.js'
 import { payInvoice, requireBusiness, updateDraft } from '../../services/invoices.js'
 import { listEmails } from '../../services/outbox.js'
+import { failNextPayout, requestPayout } from '../../services/payouts.js'
 import { getRates, updateRates } from '../../services/rates.js'
 import { getFaults, setFaults } from '../../services/webhook-faults.js'
 import type { ServiceContext } from '../../context.js'
@@ -165,6 +167,19 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
       parseWith(emptyBodySchema, req.body)
       return { body: { email: await emailInvoice(ctx, caller, String(req.params.id)) } }
     }),
+  )
+  router.post(
+    '/payouts/request',
+    auth,
+    handle(ctx, (req, res) => {
+      parseWith(emptyBodySchema, req.body)
+      return { status: 201, body: { payout: requestPayout(ctx, callerOf(res)) } }
+    }),
+  )
+  router.post(
+    '/payouts/fail-next',
+    auth,
+    handle(ctx, (req, res) => ({ body: failNextPayout(ctx, callerOf(res), parseWith(failNextPayoutRequestSchema, req.body).reason) })),
   )
   router.get(
     '/webhook-faults',

@@ -1,0 +1,36 @@
+import { z } from 'zod'
+import { timestampSchema } from './common.js'
+
+export const payoutSchema = z.object({
+  id: z.string(),
+  amount: z.number().int(),
+  rail: z.enum(['bank_transfer', 'wallet']),
+  status: z.enum(['pending', 'paid', 'failed']),
+  paidAt: timestampSchema.nullable(),
+  failureReason: z.string().nullable(),
+  createdAt: timestampSchema,
+  // Additive:
+  mode: z.enum(['test', 'live']),
+  /** When the disbursement run sent it (live mode), else null. */
+  sentAt: timestampSchema.nullable(),
+})
+export type Payout = z.infer<typeof payoutSchema>
+
+export const listPayoutsQuerySchema = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,4}$/, 'limit must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(100))
+    .optional(),
+  starting_after: z.string().min(1).max(100).optional(),
+})
+export type ListPayoutsQuery = z.infer<typeof listPayoutsQuerySchema>
+
+export const payoutListSchema = z.object({ data: z.array(payoutSchema), hasMore: z.boolean() })
+export type PayoutList = z.infer<typeof payoutListSchema>
+
+export const failNextPayoutRequestSchema = z.strictObject({
+  reason: z.string().trim().min(1).max(200),
+})
+export const payoutResponseSchema = z.object({ payout: payoutSchema })
