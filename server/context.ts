@@ -5,6 +5,7 @@ import type { WallClock } from './clock/wall-clock.js'
 import type { ApiKeyRecord } from './domain/api-key.js'
 import type { MerchantRecord } from './domain/merchant.js'
 import { RateLimiter } from './services/rate-limit.js'
+import { RequestLog } from './services/request-log.js'
 import type { Collections } from './store/collections.js'
 import type { Store } from './store/types.js'
 import { Templates } from './templates.js'
@@ -22,6 +23,7 @@ export interface ServiceContext {
   eventBus: EventEmitter
   /** How long a webhook receiver has to answer one delivery. */
   webhookTimeoutMs: number
+  requestLog: RequestLog
 }
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000
@@ -37,6 +39,7 @@ export function createServiceContext(options: {
     wall: options.wall,
     onError: (error, what) => options.log(`${what} failed: ${error instanceof Error ? error.message : String(error)}`),
   })
+  const eventBus = new EventEmitter().setMaxListeners(0)
   return {
     store: options.store,
     clock,
@@ -44,8 +47,9 @@ export function createServiceContext(options: {
     templates: new Templates(),
     rateLimits: new RateLimiter(),
     log: options.log,
-    eventBus: new EventEmitter().setMaxListeners(0),
+    eventBus,
     webhookTimeoutMs: options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+    requestLog: new RequestLog(eventBus),
   }
 }
 

@@ -4,6 +4,7 @@ import {
   emptyBodySchema,
   failNextPayoutRequestSchema,
   rejectVerificationRequestSchema,
+  requestLogQuerySchema,
   signupRequestSchema,
   submitVerificationRequestSchema,
   listEventsQuerySchema,
@@ -31,7 +32,7 @@ import { approve, getVerification, reject, submit } from '../../services/verific
 import { authenticate, callerOf } from '../auth.js'
 import { handle } from '../handle.js'
 import { parseWith } from '../validate.js'
-import { eventStream } from './event-stream.js'
+import { eventStream, requestLogStream } from './event-stream.js'
 
 /**
  * The simulator-only surface (contract §2, §5, §7): signup, the merchant's
@@ -122,6 +123,15 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
     }),
   )
   router.get('/events/stream', auth, eventStream(ctx))
+  router.get('/logs/stream', auth, requestLogStream(ctx))
+  router.get(
+    '/logs',
+    auth,
+    handle(ctx, (req, res) => {
+      const caller = callerOf(res)
+      return { body: { data: ctx.requestLog.list(caller.merchant.id, caller.mode, parseWith(requestLogQuerySchema, req.query, 'query')) } }
+    }),
+  )
   router.get(
     '/events/:id',
     auth,

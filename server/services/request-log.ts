@@ -1,0 +1,52 @@
+import type { EventEmitter } from 'node:events'
+import type { Mode, RequestLogEntry, RequestLogQuery } from '../../src/schemas/index.js'
+
+/** Entries kept per merchant: enough for a test run, bounded so a long session stays flat in memory. */
+export const REQUEST_LOG_SIZE = 1000
+
+export interface LoggedRequest extends RequestLogEntry {
+  merchantId: string
+}
+
+/**
+ * Every authenticated API call, per merchant, newest last, in a ring. It
+ * lives in memory (a restart starts it afresh): it is a debugging aid, not
+ * data the API owns.
+ */
+export class RequestLog {
+  private readonly byMerchant = new Map<string, LoggedRequest[]>()
+
+  constructor(private readonly bus: EventEmitter) {}
+
+  record(entry: LoggedRequest): void {
+    let entries = this.byMerchant.get(entry.merchantId)
+    if (!entries) {
+      entries = []
+      this.byMerchant.set(entry.merchantId, entries)
+    }
+    entries.push(entry)
+    if (entries.length > REQUEST_LOG_SIZE) entries.splice(0, entries.length - REQUEST_LOG_SIZE)
+    this.bus.emit('request', entry)
+  }
+
+  /** Newest first. */
+  list(merchantId: string, mode: Mode, query: RequestLogQuery): RequestLogEntry[] {
+    const entries = this.byMerchant.get(merchantId) ?? []
+    const out: RequestLogEntry[] = []
+    for (let i = entries.length - 1; i >= 0 && out.length < (query.limit ?? 100); i--) {
+      const entry = entries[i]!
+      if (entry.mode === mode && matches(entry, query)) out.push(present(entry))
+    }
+    return out
+  }
+}
+
+export function matches(entry: RequestLogEntry, query: Pick<RequestLogQuery, 'status' | 'path'>): boolean {
+  if (query.status !== undefined) {
+    const wanted = query.status.endsWith('xx') ? String(entry.status)[0] === query.status[0] : String(entry.status) === query.status
+    if (!wanted) return false
+  }
+  return query.path === undefined || entry.path.startsWith(query.path)
+}
+
+export const present = ({ merchantId: _m, ...entry }: LoggedRequest): RequestLogEntry => entry

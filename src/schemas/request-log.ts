@@ -1,0 +1,34 @@
+import { z } from 'zod'
+import { modeSchema, timestampSchema } from './common.js'
+
+export const requestLogEntrySchema = z.object({
+  /** Merchant-clock time the request finished. */
+  at: timestampSchema,
+  mode: modeSchema,
+  method: z.string(),
+  path: z.string(),
+  status: z.number().int(),
+  latencyMs: z.number(),
+  idempotencyKey: z.string().nullable(),
+  requestId: z.string(),
+})
+export type RequestLogEntry = z.infer<typeof requestLogEntrySchema>
+
+export const requestLogQuerySchema = z.strictObject({
+  /** An exact status (`404`) or a class (`4xx`). */
+  status: z
+    .string()
+    .regex(/^[1-5]([0-9]{2}|xx)$/, 'status must be like 404 or 4xx')
+    .optional(),
+  /** Entries whose path starts with this. */
+  path: z.string().min(1).max(2048).optional(),
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,4}$/, 'limit must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(1000))
+    .optional(),
+})
+export type RequestLogQuery = z.infer<typeof requestLogQuerySchema>
+
+export const requestLogSchema = z.object({ data: z.array(requestLogEntrySchema) })
