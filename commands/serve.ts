@@ -11,6 +11,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --port 0 --json --memory',
     '<%= config.bin %> serve --data ./ci-data.json --port 4242',
+    '<%= config.bin %> serve --memory --import fixtures/state.json --export-on-exit out/state.json',
   ]
 
   static override flags = {
@@ -25,6 +26,8 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       allowNo: true,
     }),
     quiet: Flags.boolean({ description: 'No request log lines.' }),
+    import: Flags.string({ description: 'Replace the data with this state file at start (from --export-on-exit or `bula exec`).' }),
+    'export-on-exit': Flags.string({ description: 'Write the whole state to this file when the simulator stops.' }),
   }
 
   async run(): Promise<void> {
@@ -41,6 +44,8 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
         dataFile: flags.memory ? undefined : path.resolve(flags.data),
         log,
         logRequests: !flags.quiet,
+        importFile: flags.import ? path.resolve(flags.import) : undefined,
+        exportOnExit: flags['export-on-exit'] ? path.resolve(flags['export-on-exit']) : undefined,
       })
     } catch (error) {
       if (error instanceof StartError) this.error(error.message, { exit: error.exitCode })

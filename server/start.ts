@@ -10,6 +10,7 @@ import { createApp } from './http/app.js'
 import { registerCheckoutJobs } from './services/checkout-sessions.js'
 import { registerPayoutJobs } from './services/payouts.js'
 import { COLLECTION_NAMES, INDEXES, type Collections } from './store/collections.js'
+import { readStateFile, replaceState, writeStateFile } from './state.js'
 import { openStore } from './store/index.js'
 import { StoreOpenError } from './store/types.js'
 
@@ -22,6 +23,10 @@ export interface StartOptions {
   log?: (line: string) => void
   logRequests?: boolean
   webhookTimeoutMs?: number
+  /** A state file (`bula state export`) that replaces the data at start. */
+  importFile?: string
+  /** Where to write the state when the server closes. */
+  exportOnExit?: string
 }
 
 export interface RunningServer {
@@ -59,11 +64,18 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     // The data file is left as it is: the message names it and says why.
     throw error instanceof StoreOpenError ? new StartError(error.message, 2) : error
   })
+  if (options.importFile) {
+    const state = await readStateFile(options.importFile).catch(async (error: unknown) => {
+      await store.close()
+      throw new StartError((error as Error).message, 2)
+    })
+    replaceState(store, state)
+  }
   const ctx = createServiceContext({ store, wall: options.wall ?? systemWallClock, log, webhookTimeoutMs: options.webhookTimeoutMs })
   registerCheckoutJobs(ctx)
   registerDeliveryJobs(ctx)
   registerPayoutJobs(ctx)
-  const demo = fresh ? seedDemoMerchants(ctx) : null
+  const demo = fresh && !options.importFile ? seedDemoMerchants(ctx) : null
   await store.commit()
 
   const app = createApp({ ctx, version, log, logRequests: options.logRequests ?? true })
@@ -95,6 +107,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       await stopped
       clearTimeout(force)
       await ctx.clock.stop()
+      if (options.exportOnExit) await writeStateFile(store, options.exportOnExit)
       await store.close()
     })()
     return closing

@@ -52,3 +52,22 @@ export function describeMe(caller: Caller): MerchantMe {
     payoutSchedule: merchant.settings.payoutSchedule,
   }
 }
+
+/**
+ * A fresh test key pair for the first business merchant (any merchant, or a
+ * new one, failing that), for a process that needs keys of data whose keys
+ * are hashed, such as `bula exec --import`.
+ */
+export function mintTestKeys(ctx: ServiceContext): { merchantId: string; secret: string; publishable: string } {
+  const merchants = [...ctx.store.values('merchants')]
+  const merchant = merchants.find((m) => m.tier === 'business') ?? merchants[0]
+  if (!merchant) {
+    const created = signup(ctx, { email: 'exec@bula.test', name: 'Bula exec merchant', tier: 'business' })
+    return { merchantId: created.merchant.id, ...created.keys }
+  }
+  return {
+    merchantId: merchant.id,
+    secret: issueKey(ctx, merchant.id, 'secret', 'test').plaintext,
+    publishable: issueKey(ctx, merchant.id, 'publishable', 'test').plaintext,
+  }
+}

@@ -1,0 +1,83 @@
+import { Args, Command, Flags } from '@oclif/core'
+import { spawn } from 'node:child_process'
+import { constants } from 'node:os'
+import path from 'node:path'
+
+export default class Exec extends Command {
+  static override summary = 'Run a command against a fresh simulator, then stop it.'
+
+  static override description = `Starts the simulator on a free port, waits until it answers, runs the command with BULA_BASE_URL, BULA_API_KEY and BULA_PUBLISHABLE_KEY set, and exits with the command's exit code. The simulator always stops, also on Ctrl-C. Data stays in memory unless --data is given.`
+
+  static override examples = [
+    '<%= config.bin %> exec -- npm test',
+    '<%= config.bin %> exec --import fixtures/state.json --export-on-exit out/state.json -- node e2e.js',
+    '<%= config.bin %> exec --data .bula/ci.json -- pytest',
+  ]
+
+  static override strict = false
+
+  static override args = {
+    command: Args.string({ description: 'The command to run, after `--`.', required: true }),
+  }
+
+  static override flags = {
+    data: Flags.string({ description: 'Keep the simulator data in this file (default: memory).', exclusive: ['memory'] }),
+    memory: Flags.boolean({ description: 'Keep everything in memory (the default).', exclusive: ['data'] }),
+    import: Flags.string({ description: 'Start from this state file (from `bula state export` or --export-on-exit).' }),
+    'export-on-exit': Flags.string({ description: 'Write the state to this file when the command ends.' }),
+    verbose: Flags.boolean({ description: 'Print the simulator request log on stderr.' }),
+  }
+
+  async run(): Promise<void> {
+    const { argv, flags } = await this.parse(Exec)
+    const [command, ...args] = argv as string[]
+    if (!command) this.error('Give the command to run after `--`, e.g. `bula exec -- npm test`.', { exit: 2 })
+    const { startServer, StartError } = await import('../server/start.js')
+    const { mintTestKeys } = await import('../server/services/merchants.js')
+    const log = (line: string): void => {
+      process.stderr.write(`[bula] ${line}\n`)
+    }
+    let server: Awaited<ReturnType<typeof startServer>>
+    try {
+      server = await startServer({
+        port: 0,
+        dataFile: flags.data ? path.resolve(flags.data) : undefined,
+        importFile: flags.import ? path.resolve(flags.import) : undefined,
+        exportOnExit: flags['export-on-exit'] ? path.resolve(flags['export-on-exit']) : undefined,
+        log,
+        logRequests: flags.verbose,
+      })
+    } catch (error) {
+      if (error instanceof StartError) this.error(error.message, { exit: error.exitCode })
+      throw error
+    }
+    const health = await fetch(`${server.baseUrl}/_sim/health`)
+    if (!health.ok) this.error(`The simulator at ${server.baseUrl} did not answer its health check.`, { exit: 1 })
+    const keys = server.demo?.business ?? mintTestKeys(server.ctx)
+    await server.ctx.store.commit()
+    log(`simulator at ${server.baseUrl}; running: ${[command, ...args].join(' ')}`)
+
+    const child = spawn(command, args, {
+      stdio: 'inherit',
+      env: { ...process.env, BULA_BASE_URL: server.baseUrl, BULA_API_KEY: keys.secret, BULA_PUBLISHABLE_KEY: keys.publishable },
+    })
+    // Ctrl-C reaches the child through the terminal too; forwarding covers a signal sent to bula alone.
+    const forward = (signal: NodeJS.Signals): void => {
+      child.kill(signal)
+    }
+    process.on('SIGINT', forward)
+    process.on('SIGTERM', forward)
+    const exitCode = await new Promise<number>((resolve) => {
+      child.once('error', (error) => {
+        log(`cannot run ${command}: ${error.message}`)
+        resolve(127)
+      })
+      child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)))
+    })
+    process.off('SIGINT', forward)
+    process.off('SIGTERM', forward)
+    await server.close()
+    process.exitCode = exitCode
+  }
+}
+

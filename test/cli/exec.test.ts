@@ -1,0 +1,87 @@
+import { execa } from 'execa'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { BIN } from '../helpers/serve-process.js'
+
+const tempDir = () => mkdtemp(path.join(tmpdir(), 'bula-exec-'))
+
+/** A script that checks the environment bula exec gives it, then exits with the code asked for. */
+const SCRIPT = `
+const base = process.env.BULA_BASE_URL
+const key = process.env.BULA_API_KEY
+const me = await fetch(base + '/v1/merchants/me', { headers: { authorization: 'Bearer ' + key } })
+const body = await me.json()
+console.log(JSON.stringify({ base, status: me.status, name: body.name, pk: process.env.BULA_PUBLISHABLE_KEY?.slice(0, 8), pid: process.pid }))
+const session = await fetch(base + '/v1/checkout-sessions', {
+  method: 'POST',
+  headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json', 'idempotency-key': 'exec-1' },
+  body: JSON.stringify({ amount: 1234, currency: 'FJD' }),
+})
+console.log('session', session.status)
+process.exit(Number(process.argv[2] ?? 0))
+`
+
+describe('bula exec', () => {
+  it('runs a passing command against a fresh simulator and passes its exit code through', async () => {
+    const dir = await tempDir()
+    await writeFile(path.join(dir, 'check.mjs'), SCRIPT)
+    const ok = await execa('node', [BIN, 'exec', '--', 'node', 'check.mjs', '0'], { cwd: dir, reject: false, timeout: 30_000 })
+    expect(ok.exitCode).toBe(0)
+    const info = JSON.parse(ok.stdout.split('\n')[0]!)
+    expect(info).toMatchObject({ status: 200, name: 'Kava Kitchen Ltd', pk: 'pk_test_' })
+    expect(info.base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(ok.stdout).toContain('session 201')
+    // The simulator is gone afterwards.
+    await expect(fetch(`${info.base}/_sim/health`)).rejects.toThrow()
+
+    const failing = await execa('node', [BIN, 'exec', '--', 'node', 'check.mjs', '3'], { cwd: dir, reject: false, timeout: 30_000 })
+    expect(failing.exitCode).toBe(3)
+  })
+
+  it('exports the state on exit and starts from it again with fresh keys', async () => {
+    const dir = await tempDir()
+    await writeFile(path.join(dir, 'check.mjs'), SCRIPT)
+    const first = await execa('node', [BIN, 'exec', '--export-on-exit', 'state.json', '--', 'node', 'check.mjs'], { cwd: dir, reject: false, timeout: 30_000 })
+    expect(first.exitCode).toBe(0)
+    const state = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8'))
+    expect(state).toMatchObject({ format: 'bula-state', version: 1 })
+    expect(state.collections.checkoutSessions).toEqual([expect.objectContaining({ amount: 1234 })])
+
+    const second = await execa(
+      'node',
+      [BIN, 'exec', '--import', 'state.json', '--export-on-exit', 'state2.json', '--', 'node', 'check.mjs'],
+      { cwd: dir, reject: false, timeout: 30_000 },
+    )
+    expect(second.exitCode).toBe(0)
+    expect(JSON.parse(second.stdout.split('\n')[0]!)).toMatchObject({ status: 200, name: 'Kava Kitchen Ltd' })
+    // Same key, same body: the imported idempotency record replays, so still one session.
+    const after = JSON.parse(await readFile(path.join(dir, 'state2.json'), 'utf8'))
+    expect(after.collections.checkoutSessions).toHaveLength(1)
+    expect(after.collections.merchants).toEqual(state.collections.merchants.map((m: { id: string }) => expect.objectContaining({ id: m.id })))
+  })
+
+  it('refuses a state file that is not one, naming it', async () => {
+    const dir = await tempDir()
+    await writeFile(path.join(dir, 'bad.json'), '{"hello": 1}')
+    const result = await execa('node', [BIN, 'exec', '--import', 'bad.json', '--', 'true'], { cwd: dir, reject: false, timeout: 30_000 })
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toContain('bad.json')
+  })
+
+  it('stops the simulator and the command on SIGTERM', async () => {
+    const dir = await tempDir()
+    await writeFile(path.join(dir, 'wait.mjs'), "console.log(process.env.BULA_BASE_URL + ' ' + process.pid); setInterval(() => {}, 1000)\n")
+    const child = execa('node', [BIN, 'exec', '--', 'node', 'wait.mjs'], { cwd: dir, reject: false, timeout: 30_000 })
+    const line = await new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())))
+    const [base, pid] = line.split(' ') as [string, string]
+    expect((await fetch(`${base}/_sim/health`)).status).toBe(200)
+    child.kill('SIGTERM')
+    const result = await child
+    expect(result.exitCode).toBe(143)
+    await expect(fetch(`${base}/_sim/health`)).rejects.toThrow()
+    // No process left behind: the command got the signal too.
+    expect(() => process.kill(Number(pid), 0)).toThrow()
+  })
+})
