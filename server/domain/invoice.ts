@@ -81,6 +81,9 @@ export function transitionInvoice(invoice: InvoiceRecord, to: InvoiceStatus): vo
   }
 }
 
+/** The hosted page the customer pays on (contract §6: `{base}/i/{unguessable token}`). */
+export const invoicePageUrl = (invoice: Pick<InvoiceRecord, 'pageToken'>, baseUrl: string): string => `${baseUrl}/i/${invoice.pageToken}`
+
 /** Paid in full through its Checkout Session (spec: sent → paid). */
 export function markPaid(invoice: InvoiceRecord, now: number): InvoiceRecord {
   transitionInvoice(invoice, 'paid')
@@ -102,7 +105,7 @@ export function presentInvoice(invoice: InvoiceRecord, baseUrl: string, now: num
     vatNumber: invoice.vatNumber,
     dueDate: invoice.dueDate,
     ...totalsOf(invoice),
-    url: `${baseUrl}/i/${invoice.pageToken}`,
+    url: invoicePageUrl(invoice, baseUrl),
     pdfUrl: invoice.status === 'draft' ? null : `${baseUrl}/v1/invoices/${invoice.invoiceId}/pdf`,
     createdAt: invoice.createdAt,
     sentAt: invoice.sentAt,

@@ -1,7 +1,7 @@
 import { invalidRequest } from '../../src/errors.js'
 import type { Email } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
-import { totalsOf } from '../domain/invoice.js'
+import { invoicePageUrl, totalsOf } from '../domain/invoice.js'
 import { formatFjd } from '../domain/money.js'
 import { renderInvoicePdf } from '../pdf/invoice-pdf.js'
 import { ownInvoice } from './invoices.js'
@@ -23,7 +23,7 @@ export async function emailInvoice(ctx: ServiceContext, caller: Caller, id: stri
     number: invoice.number ?? '',
     total: formatFjd(totalsOf(invoice).total),
     dueDate: invoice.dueDate,
-    url: `${ctx.urls.base}/i/${invoice.pageToken}`,
+    url: invoicePageUrl(invoice, ctx.urls.base),
   }
   const { merchantId: _m, ...email } = sendEmail(ctx, invoice.merchantId, invoice.mode, {
     kind: 'invoice',

@@ -13,6 +13,7 @@ import { MAX_EXPIRY_MS, isExpired, paymentStarted, type CheckoutSessionRecord } 
 import {
   checkCap,
   formatInvoiceNumber,
+  invoicePageUrl,
   presentInvoice,
   totalsOf,
   transitionInvoice,
@@ -187,7 +188,7 @@ export function checkoutForInvoice(ctx: ServiceContext, invoice: InvoiceRecord):
   const now = ctx.clock.now(merchant.id)
   const open = openSessions(ctx, invoice).find((session) => paymentStarted(session) || !isExpired(session, now))
   if (open) return open
-  const page = `${ctx.urls.base}/i/${invoice.pageToken}`
+  const page = invoicePageUrl(invoice, ctx.urls.base)
   const session = openSession(ctx, merchant, invoice.mode, {
     amount: totalsOf(invoice).total,
     quote: null,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { modeSchema, timestampSchema } from './common.js'
+import { integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
 
 /** Under FJD 5,000.00, in both modes (spec, Limits). */
 export const MAX_AMOUNT = 499_999
@@ -84,16 +84,12 @@ export const checkoutSessionSchema = z.object({
 })
 export type CheckoutSession = z.infer<typeof checkoutSessionSchema>
 
-const integerString = (name: string) => z.string().regex(/^[0-9]{1,16}$/, `${name} must be a whole number`).transform(Number)
-
 export const listCheckoutSessionsQuerySchema = z.strictObject({
-  limit: integerString('limit')
-    .pipe(z.number().int().min(1).max(100))
-    .optional(),
+  limit: limitQuerySchema().optional(),
   cursor: z.string().min(1).max(200).optional(),
   status: sessionStatusSchema.optional(),
-  from: integerString('from').optional(),
-  to: integerString('to').optional(),
+  from: integerQuerySchema('from').optional(),
+  to: integerQuerySchema('to').optional(),
 })
 export type ListCheckoutSessionsQuery = z.infer<typeof listCheckoutSessionsQuerySchema>
 

@@ -23,3 +23,13 @@ export const errorEnvelopeSchema = z.object({
 
 /** A request body that must be absent or an empty JSON object. */
 export const emptyBodySchema = z.strictObject({})
+
+/** A whole number sent as a query string value. */
+export const integerQuerySchema = (name: string) =>
+  z
+    .string()
+    .regex(/^[0-9]{1,16}$/, `${name} must be a whole number`)
+    .transform(Number)
+
+/** The list `limit` of the spec: 1 to `max` (100), as a query string value. */
+export const limitQuerySchema = (max = 100) => integerQuerySchema('limit').pipe(z.number().int().min(1).max(max))

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { modeSchema, timestampSchema } from './common.js'
+import { limitQuerySchema, modeSchema, timestampSchema } from './common.js'
 
 export const EVENT_TYPES = [
   'webhook.verified',
@@ -27,12 +27,7 @@ export type Event = z.infer<typeof eventSchema>
 
 export const listEventsQuerySchema = z.strictObject({
   type: eventTypeSchema.optional(),
-  limit: z
-    .string()
-    .regex(/^[0-9]{1,4}$/, 'limit must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(100))
-    .optional(),
+  limit: limitQuerySchema().optional(),
   starting_after: z.string().min(1).max(100).optional(),
 })
 export type ListEventsQuery = z.infer<typeof listEventsQuerySchema>

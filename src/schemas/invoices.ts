@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { MAX_AMOUNT, providerSchema } from './checkout-sessions.js'
-import { modeSchema, timestampSchema } from './common.js'
+import { limitQuerySchema, modeSchema, timestampSchema } from './common.js'
 
 export const invoiceStatusSchema = z.enum(['draft', 'sent', 'paid', 'void'])
 export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>
@@ -93,12 +93,7 @@ export const invoiceSchema = z.object({
 export type Invoice = z.infer<typeof invoiceSchema>
 
 export const listInvoicesQuerySchema = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^[0-9]{1,4}$/, 'limit must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(100))
-    .optional(),
+  limit: limitQuerySchema().optional(),
   starting_after: z.string().regex(/^[0-9]{1,12}$/, 'starting_after must be an Invoice id').transform(Number).optional(),
 })
 export type ListInvoicesQuery = z.infer<typeof listInvoicesQuerySchema>

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { timestampSchema } from './common.js'
+import { limitQuerySchema, timestampSchema } from './common.js'
 
 export const payoutSchema = z.object({
   id: z.string(),
@@ -17,12 +17,7 @@ export const payoutSchema = z.object({
 export type Payout = z.infer<typeof payoutSchema>
 
 export const listPayoutsQuerySchema = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^[0-9]{1,4}$/, 'limit must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(100))
-    .optional(),
+  limit: limitQuerySchema().optional(),
   starting_after: z.string().min(1).max(100).optional(),
 })
 export type ListPayoutsQuery = z.infer<typeof listPayoutsQuerySchema>

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { modeSchema, timestampSchema } from './common.js'
+import { limitQuerySchema, modeSchema, timestampSchema } from './common.js'
 
 export const requestLogEntrySchema = z.object({
   /** Merchant-clock time the request finished. */
@@ -22,12 +22,7 @@ export const requestLogQuerySchema = z.strictObject({
     .optional(),
   /** Entries whose path starts with this. */
   path: z.string().min(1).max(2048).optional(),
-  limit: z
-    .string()
-    .regex(/^[0-9]{1,4}$/, 'limit must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(1000))
-    .optional(),
+  limit: limitQuerySchema(1000).optional(),
 })
 export type RequestLogQuery = z.infer<typeof requestLogQuerySchema>
 

@@ -1,0 +1,94 @@
+import type { InvoiceStatus, Mode } from '../../src/schemas/index.js'
+import type { ServiceContext } from '../context.js'
+import { fijiDate, invoicePageUrl, isOverdue, totalsOf, type InvoiceRecord } from '../domain/invoice.js'
+import { formatFjd } from '../domain/money.js'
+
+/**
+ * What the customer reads on an invoice, as display strings: the one source
+ * for the PDF and the hosted page, so both always say the same thing.
+ */
+export interface InvoiceView {
+  displayName: string
+  /** Always set: only sent invoices are shown to customers. */
+  number: string
+  mode: Mode
+  status: Exclude<InvoiceStatus, 'draft'>
+  overdue: boolean
+  customerName: string
+  customerEmail: string | null
+  vatNumber: string | null
+  issueDate: string
+  dueDate: string
+  paidDate: string | null
+  voidedDate: string | null
+  lines: InvoiceLineView[]
+  subtotal: string
+  /** Null when the invoice has no tax line. */
+  taxLine: { label: string; amount: string } | null
+  total: string
+  payUrl: string
+}
+
+export interface InvoiceLineView {
+  description: string
+  quantity: string
+  unitPrice: string
+  amount: string
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const
+
+/**
+ * `2026-11-22` → `22 Nov 2026`. Spelled out by hand rather than with Intl,
+ * whose month abbreviations change between ICU versions ("Sep" / "Sept"),
+ * so a PDF's bytes do not depend on the Node build.
+ */
+function formatDay(isoDate: string): string {
+  const [year, month, day] = isoDate.split('-').map(Number)
+  return `${day} ${MONTHS[month! - 1]} ${year}`
+}
+
+/** The calendar day in Fiji of a timestamp, as `formatDay` writes it. */
+const formatFijiDay = (at: number): string => formatDay(fijiDate(at))
+
+/** `15`, `12.5`, `8.25`: the percent as entered (at most 2 decimal places), without float noise. */
+const formatPercent = (percent: number): string => String(Number(percent.toFixed(2)))
+
+/** "VAT (15%)", or "Tax (15%)" without a label; a 0 % line shows only when it is labelled. */
+function taxLabelOf(invoice: InvoiceRecord): string | null {
+  if (invoice.taxLabel === null && invoice.taxPercent === 0) return null
+  return `${invoice.taxLabel ?? 'Tax'} (${formatPercent(invoice.taxPercent)}%)`
+}
+
+export function invoiceView(ctx: ServiceContext, invoice: InvoiceRecord): InvoiceView {
+  if (invoice.status === 'draft' || invoice.number === null || invoice.sentAt === null) {
+    throw new Error(`invoice ${invoice.invoiceId} is a draft; customers only see sent invoices`)
+  }
+  const merchant = ctx.store.get('merchants', invoice.merchantId)!
+  const { subtotal, tax, total } = totalsOf(invoice)
+  const taxLabel = taxLabelOf(invoice)
+  return {
+    displayName: merchant.settings.displayName,
+    number: invoice.number,
+    mode: invoice.mode,
+    status: invoice.status,
+    overdue: isOverdue(invoice, ctx.clock.now(invoice.merchantId)),
+    customerName: invoice.customerName,
+    customerEmail: invoice.customerEmail,
+    vatNumber: invoice.vatNumber,
+    issueDate: formatFijiDay(invoice.sentAt),
+    dueDate: formatDay(invoice.dueDate),
+    paidDate: invoice.paidAt === null ? null : formatFijiDay(invoice.paidAt),
+    voidedDate: invoice.voidedAt === null ? null : formatFijiDay(invoice.voidedAt),
+    lines: invoice.items.map((item) => ({
+      description: item.description,
+      quantity: item.quantity.toLocaleString('en-US'),
+      unitPrice: formatFjd(item.unitPrice),
+      amount: formatFjd(item.quantity * item.unitPrice),
+    })),
+    subtotal: formatFjd(subtotal),
+    taxLine: taxLabel === null ? null : { label: taxLabel, amount: formatFjd(tax) },
+    total: formatFjd(total),
+    payUrl: invoicePageUrl(invoice, ctx.urls.base),
+  }
+}

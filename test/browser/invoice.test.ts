@@ -1,0 +1,85 @@
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../server/start.js'
+import { MISSING_CHROMIUM_MESSAGE, hasChromium, launchChromium, screenshotPath } from '../helpers/browser.js'
+import { client, signupMerchant, startTestServer } from '../helpers/http.js'
+
+if (!hasChromium) console.warn(MISSING_CHROMIUM_MESSAGE)
+
+describe.skipIf(!hasChromium)('the hosted invoice page in a browser', () => {
+  let server: RunningServer
+  let browser: Browser
+
+  beforeAll(async () => {
+    server = await startTestServer()
+    browser = await launchChromium()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+
+  async function sentInvoice() {
+    const { keys } = await signupMerchant(server.baseUrl, 'business')
+    const api = client(server.baseUrl, keys.secret)
+    await api.patch('/_sim/settings', { displayName: 'Kava Kitchen Ltd' })
+    const created = await api.post(
+      '/v1/invoices',
+      {
+        customerName: 'Lautoka Surf Club',
+        customerEmail: 'accounts@surfclub.example',
+        dueDate: '2099-12-15',
+        taxLabel: 'VAT',
+        taxPercent: 15,
+        vatNumber: 'FJ-VAT-50-12345',
+        items: [
+          { description: 'Kava bowl (tanoa), hand carved from vesi wood, with a coconut-shell bilo', quantity: 2, unitPrice: 45050 },
+          { description: 'Delivery to Lautoka', quantity: 1, unitPrice: 3500 },
+        ],
+      },
+      { headers: { 'idempotency-key': 'browser-create' } },
+    )
+    const sent = await api.post(`/v1/invoices/${created.body.id}/send`, undefined, { headers: { 'idempotency-key': 'browser-send' } })
+    expect(sent.status).toBe(200)
+    return { api, invoice: sent.body }
+  }
+
+  it('pays an invoice from its page through the hosted checkout, and the API then says paid', async () => {
+    const { api, invoice } = await sentInvoice()
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await page.goto(invoice.url)
+    await expect(page.getByRole('heading', { name: `Invoice ${invoice.number}` }).isVisible()).resolves.toBe(true)
+    await page.screenshot({ path: screenshotPath('invoice-desktop'), fullPage: true })
+
+    // Keyboard only: the Pay button is the first thing Tab reaches.
+    await page.keyboard.press('Tab')
+    await expect(page.locator(':focus').textContent()).resolves.toBe('Pay FJ$1,076.40')
+    await Promise.all([page.waitForURL(/\/pay\/cs_/), page.keyboard.press('Enter')])
+    await expect(page.getByText(`Invoice ${invoice.number}`).isVisible()).resolves.toBe(true)
+    await page.screenshot({ path: screenshotPath('invoice-checkout'), fullPage: true })
+
+    await page.getByLabel('Card').check()
+    await Promise.all([page.waitForURL((url) => url.pathname === new URL(invoice.url).pathname), page.getByRole('button', { name: 'Pay FJ$1,076.40' }).click()])
+    await expect(page.getByText(/Paid on \d+ \w+ \d{4}/).isVisible()).resolves.toBe(true)
+    await expect(page.getByRole('button', { name: /^Pay / }).count()).resolves.toBe(0)
+    await page.screenshot({ path: screenshotPath('invoice-paid'), fullPage: true })
+
+    const fetched = await api.get(`/v1/invoices/${invoice.id}`)
+    expect(fetched.body).toMatchObject({ status: 'paid', number: invoice.number })
+    expect(fetched.body.paidAt).toEqual(expect.any(Number))
+    await page.close()
+  })
+
+  it('reads on a phone: no sideways scrolling, items without the Qty and Unit price columns', async () => {
+    const { invoice } = await sentInvoice()
+    const page = await browser.newPage({ viewport: { width: 360, height: 780 }, isMobile: true, hasTouch: true })
+    await page.goto(invoice.url)
+    // A string, evaluated in the page: the test's own types know no DOM.
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')
+    expect(overflow).toBe(0)
+    await expect(page.getByText('2 × FJ$450.50').isVisible()).resolves.toBe(true)
+    await expect(page.getByRole('columnheader', { name: 'Unit price' }).isVisible()).resolves.toBe(false)
+    await page.screenshot({ path: screenshotPath('invoice-phone'), fullPage: true })
+    await page.close()
+  })
+})

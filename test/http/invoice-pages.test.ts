@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../server/start.js'
+import { DAY, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { ManualWallClock } from '../helpers/manual-wall-clock.js'
+
+let server: RunningServer
+let base: string
+// 2026-11-22 10:00 UTC is 22:00 the same day in Fiji (UTC+12).
+const START = Date.UTC(2026, 10, 22, 10, 0, 0)
+
+beforeAll(async () => {
+  server = await startTestServer({ wall: new ManualWallClock(START) })
+  base = server.baseUrl
+})
+afterAll(() => server.close())
+
+let keyCounter = 0
+const idempotent = () => ({ headers: { 'idempotency-key': `page-${++keyCounter}` } })
+
+const invoiceBody = {
+  customerName: 'Lautoka Surf Club',
+  customerEmail: 'accounts@surfclub.example',
+  dueDate: '2026-12-15',
+  taxLabel: 'VAT',
+  taxPercent: 15,
+  vatNumber: 'FJ-VAT-50-12345',
+  items: [
+    { description: 'Kava bowl (tanoa), hand carved', quantity: 2, unitPrice: 45050 },
+    { description: 'Delivery to Lautoka', quantity: 1, unitPrice: 3500 },
+  ],
+}
+
+/** A business with a display name and one draft invoice made through the API; `send()` sends it. */
+async function draftInvoice(body: Record<string, unknown> = invoiceBody, displayName = 'Kava Kitchen Ltd') {
+  const { keys } = await signupMerchant(base, 'business')
+  const api = client(base, keys.secret)
+  await api.patch('/_sim/settings', { displayName })
+  const draft = await api.post('/v1/invoices', body, idempotent())
+  expect(draft.status).toBe(201)
+  const send = async () => {
+    const sent = await api.post(`/v1/invoices/${draft.body.id}/send`, undefined, idempotent())
+    expect(sent.status).toBe(200)
+    return sent.body
+  }
+  return { api, draft: draft.body, send }
+}
+
+async function sentInvoice(body?: Record<string, unknown>, displayName?: string) {
+  const { api, send } = await draftInvoice(body, displayName)
+  return { api, invoice: await send() }
+}
+
+async function open(url: string, init: RequestInit = {}) {
+  const response = await fetch(url, { redirect: 'manual', ...init })
+  return { status: response.status, headers: response.headers, html: await response.text() }
+}
+
+const pay = (url: string) => open(`${url}/pay`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })
+
+describe('GET /i/{token}', () => {
+  it('shows the merchant, number, customer, items, tax line, total, due date and a Pay button', async () => {
+    const { invoice } = await sentInvoice()
+    const page = await open(invoice.url)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    const path = new URL(invoice.url).pathname
+    for (const expected of [
+      'Kava Kitchen Ltd',
+      `Invoice ${invoice.number}`,
+      'Lautoka Surf Club',
+      'accounts@surfclub.example',
+      'Kava bowl (tanoa), hand carved',
+      'Delivery to Lautoka',
+      '2 × FJ$450.50',
+      'FJ$901.00',
+      'Subtotal',
+      'FJ$936.00',
+      'VAT (15%)',
+      'FJ$140.40',
+      'Total (FJD)',
+      'FJ$1,076.40',
+      'Due 15 Dec 2026',
+      'Issued</dt><dd>22 Nov 2026',
+      'FJ-VAT-50-12345',
+      'TEST MODE',
+      `<form class="pay-form" method="post" action="${path}/pay">`,
+      'Pay FJ$1,076.40</button>',
+      `href="${path}/pdf"`,
+    ]) {
+      expect(page.html, expected).toContain(expected)
+    }
+    expect(page.html).not.toContain('Overdue')
+  })
+
+  it('sends the hosted pages’ security headers', async () => {
+    const { invoice } = await sentInvoice()
+    const page = await open(invoice.url)
+    expect(page.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    )
+    expect(page.headers.get('x-frame-options')).toBe('DENY')
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer')
+    expect(page.headers.get('cache-control')).toBe('no-store')
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff')
+    const css = await open(`${base}/i/assets/invoice.css`)
+    expect(css.status).toBe(200)
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/)
+  })
+
+  it('escapes every merchant and customer string', async () => {
+    const { invoice } = await sentInvoice(
+      {
+        ...invoiceBody,
+        customerName: 'Bob "<b>bold</b>" & Sons',
+        vatNumber: '<i>VAT</i>',
+        taxLabel: '<u>GST</u>',
+        items: [{ description: '<img src=x onerror=alert(1)>', quantity: 1, unitPrice: 100 }],
+      },
+      '<script>alert("x")</script> Kava',
+    )
+    const page = await open(invoice.url)
+    expect(page.html).not.toMatch(/<script|<img|<b>|<i>|<u>/)
+    expect(page.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Kava')
+    expect(page.html).toContain('Bob &quot;&lt;b&gt;bold&lt;/b&gt;&quot; &amp; Sons')
+    expect(page.html).toContain('&lt;img src=x onerror=alert(1)&gt;')
+    expect(page.html).toContain('&lt;i&gt;VAT&lt;/i&gt;')
+    expect(page.html).toContain('&lt;u&gt;GST&lt;/u&gt; (15%)')
+  })
+
+  it('is a 404 page before the invoice is sent, and for unknown tokens', async () => {
+    const { draft, send } = await draftInvoice()
+    for (const url of [draft.url, `${draft.url}/pdf`, `${base}/i/not-a-token`, `${base}/i/not-a-token/pdf`, `${base}/i/a/b/c`]) {
+      const page = await open(url)
+      expect(page.status, url).toBe(404)
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+      expect(page.html).toContain('Invoice not found')
+      expect(page.html).not.toContain(draft.customerName)
+    }
+    expect((await pay(draft.url)).status).toBe(404)
+    await send()
+    expect((await open(draft.url)).status).toBe(200)
+  })
+
+  it('marks the invoice Overdue once its due date has passed in Fiji, and still takes payment', async () => {
+    const { api, invoice } = await sentInvoice({ ...invoiceBody, dueDate: '2026-11-23' })
+    expect((await open(invoice.url)).html).not.toContain('Overdue')
+    // 22:00 on the 22nd in Fiji: one day on it is the 23rd (due, not late); two days on, the 24th.
+    await api.post('/_sim/clock/advance', { ms: DAY })
+    expect((await open(invoice.url)).html).not.toContain('Overdue')
+    await api.post('/_sim/clock/advance', { ms: DAY })
+    const page = await open(invoice.url)
+    expect(page.html).toContain('<span class="status-badge status-bad">Overdue</span>')
+    expect(page.html).toContain('Overdue: it was due on 23 Nov 2026')
+    expect(page.html).toContain('Pay FJ$1,076.40</button>')
+  })
+})
+
+describe('paying from the invoice page', () => {
+  it('redirects Pay to the hosted checkout of one Checkout Session carrying the invoice number', async () => {
+    const { api, invoice } = await sentInvoice()
+    const first = await pay(invoice.url)
+    expect(first.status).toBe(303)
+    const location = first.headers.get('location')!
+    expect(location).toMatch(/^\/pay\/cs_[A-Za-z0-9]+$/)
+    // Two clicks on Pay make one payment: the open session is reused.
+    expect((await pay(invoice.url)).headers.get('location')).toBe(location)
+    const sessionId = location.split('/').pop()!
+    const session = await api.get(`/v1/checkout-sessions/${sessionId}`)
+    expect(session.body).toMatchObject({ amount: invoice.total, invoiceNumber: invoice.number, status: 'pending' })
+    const checkout = await open(`${base}${location}`)
+    expect(checkout.status).toBe(200)
+    expect(checkout.html).toContain(`Invoice ${invoice.number}`)
+  })
+
+  it('shows a paid invoice as paid, without a Pay button', async () => {
+    const { api, invoice } = await sentInvoice()
+    const sessionId = (await pay(invoice.url)).headers.get('location')!.split('/').pop()!
+    expect((await api.post(`/_sim/checkout-sessions/${sessionId}/pay`, { outcome: 'succeeded' })).status).toBe(200)
+    expect((await api.get(`/v1/invoices/${invoice.id}`)).body.status).toBe('paid')
+    const page = await open(invoice.url)
+    expect(page.status).toBe(200)
+    expect(page.html).toContain('Paid on 22 Nov 2026')
+    expect(page.html).toContain('<span class="status-badge status-ok">Paid</span>')
+    expect(page.html).toContain('Amount paid')
+    expect(page.html).not.toContain('pay-form')
+    expect(page.html).toContain('Download PDF')
+    // A stale page's Pay leads back to the invoice, which says it is paid.
+    const again = await pay(invoice.url)
+    expect(again.status).toBe(303)
+    expect(again.headers.get('location')).toBe(new URL(invoice.url).pathname)
+  })
+
+  it('shows a voided invoice as voided, without a Pay button', async () => {
+    const { api, invoice } = await sentInvoice()
+    expect((await api.post(`/v1/invoices/${invoice.id}/void`, undefined, idempotent())).status).toBe(200)
+    const page = await open(invoice.url)
+    expect(page.html).toContain('This invoice was voided')
+    expect(page.html).toContain('<span class="status-badge status-quiet">Void</span>')
+    expect(page.html).not.toContain('pay-form')
+  })
+
+  it('says payments are unavailable for a live invoice while no Provider takes live payments', async () => {
+    const { keys } = await signupMerchant(base, 'business')
+    const live = client(base, (await unlockLive(base, keys.secret)).secret)
+    const draft = await live.post('/v1/invoices', invoiceBody, idempotent())
+    const invoice = (await live.post(`/v1/invoices/${draft.body.id}/send`, undefined, idempotent())).body
+    const page = await open(invoice.url)
+    expect(page.html).not.toContain('TEST MODE')
+    expect(page.html).toContain('Pay FJ$1,076.40</button>')
+    await client(base, keys.secret).patch('/_sim/settings', { liveProviders: false })
+    const refused = await pay(invoice.url)
+    expect(refused.status).toBe(409)
+    expect(refused.html).toContain('Payments are unavailable')
+  })
+
+  it('serves the PDF as a download', async () => {
+    const { invoice } = await sentInvoice()
+    const response = await fetch(`${invoice.url}/pdf`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('application/pdf')
+    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="${invoice.number}.pdf"`)
+    expect(Buffer.from(await response.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-')
+  })
+})
