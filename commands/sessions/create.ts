@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { withRetryHint } from '../../src/cli/error-report.js'
 import { parseDuration } from '../../src/cli/duration.js'
 import { checkoutSessionFields } from '../../src/cli/fields.js'
 import {
@@ -12,7 +13,6 @@ import {
 } from '../../src/cli/session-inputs.js'
 import { usageParser } from '../../src/cli/usage.js'
 import { newIdempotencyKey } from '../../src/client/bula-client.js'
-import { ApiError } from '../../src/errors.js'
 import type { CheckoutSession } from '../../src/schemas/index.js'
 
 export default class SessionsCreate extends BaseCommand<CheckoutSession> {
@@ -78,19 +78,9 @@ export default class SessionsCreate extends BaseCommand<CheckoutSession> {
         idempotencyKey,
       )
       .catch((error: unknown) => {
-        throw withRetryHint(error, idempotencyKey)
+        throw withRetryHint(error, idempotencyKey, 'The session may have been created')
       })
     this.printFields(checkoutSessionFields(session))
     return session
   }
-}
-
-/**
- * A broken connection or a server fault may hide a session that was created
- * after all; only a retry with the same key is sure not to create a second.
- */
-function withRetryHint(error: unknown, idempotencyKey: string): unknown {
-  if (!(error instanceof ApiError) || (error.code !== 'network_error' && error.status < 500)) return error
-  const hint = ` The session may have been created: retry with --idempotency-key ${idempotencyKey}.`
-  return new ApiError(error.status, error.code, error.message + hint, error.param, error.type, error.headers)
 }

@@ -25,26 +25,7 @@ export default class SessionsOpen extends BaseCommand<CheckoutSession> {
   async run(): Promise<CheckoutSession> {
     const { args, flags } = await this.parse(SessionsOpen)
     const session = await (await this.client(flags)).getCheckoutSession(args.id)
-    // A script or pipe reading the output wants the URL, not a browser window.
-    const interactive = process.stdout.isTTY && !flags.print && !this.jsonEnabled()
-    if (interactive && (await this.openInBrowser(session.hostedUrl))) {
-      this.log(`Opened ${session.hostedUrl} in the browser.`)
-    } else {
-      this.log(session.hostedUrl)
-    }
+    await this.openOrPrint(session.hostedUrl, flags.print)
     return session
-  }
-
-  /** False, with a warning on stderr, when no browser could be started. */
-  private async openInBrowser(url: string): Promise<boolean> {
-    // Loaded here so that other commands never pay for it.
-    const { default: open } = await import('open')
-    try {
-      await open(url)
-      return true
-    } catch (error) {
-      this.warn(`Could not start a browser (${error instanceof Error ? error.message : String(error)}); open the URL yourself:`)
-      return false
-    }
   }
 }

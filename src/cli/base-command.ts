@@ -4,7 +4,7 @@ import { BulaClient } from '../client/bula-client.js'
 import { resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
 import { formatApiError, toErrorReport } from './error-report.js'
-import { createColors, formatFields, formatTable, type Column } from './output.js'
+import { createColors, formatFields, formatTable, openInBrowser, type Column } from './output.js'
 
 /** The connection flags every command accepts (see BaseCommand.baseFlags). */
 export interface GlobalFlags {
@@ -66,6 +66,24 @@ export abstract class BaseCommand<T> extends Command {
   }
 
   /** A line for the reader's attention, such as "shown once" warnings. */
+  /**
+   * Opens `url` in the browser on a terminal; prints it instead with
+   * `print`, with --json, when stdout is a pipe (a script wants the URL, not
+   * a window), or when no browser can be started.
+   */
+  protected async openOrPrint(url: string, print: boolean): Promise<void> {
+    if (process.stdout.isTTY && !print && !this.jsonEnabled()) {
+      try {
+        await openInBrowser(url)
+        this.log(`Opened ${url} in the browser.`)
+        return
+      } catch (error) {
+        this.warn(`Could not start a browser (${error instanceof Error ? error.message : String(error)}); open the URL yourself:`)
+      }
+    }
+    this.log(url)
+  }
+
   protected printNotice(text: string): void {
     this.log(this.colors.yellow(text))
   }

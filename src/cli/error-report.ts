@@ -35,3 +35,13 @@ export function formatApiError(error: ApiError, colors: ChalkInstance): string {
   const param = error.param === undefined ? '' : ` (param: ${error.param})`
   return `${colors.red(error.code)}: ${error.message}${param}`
 }
+
+/**
+ * A broken connection or a server fault may hide a change that was made after
+ * all; only a retry with the same key is sure not to make it twice.
+ */
+export function withRetryHint(error: unknown, idempotencyKey: string, possibleChange: string): unknown {
+  if (!(error instanceof ApiError) || (error.code !== 'network_error' && error.status < 500)) return error
+  const hint = ` ${possibleChange}: retry with --idempotency-key ${idempotencyKey}.`
+  return new ApiError(error.status, error.code, error.message + hint, error.param, error.type, error.headers)
+}

@@ -1,5 +1,6 @@
-import type { CheckoutSession, PaymentIntent, Settings, Verification } from '../schemas/index.js'
-import { formatFjd, formatMoney, formatTime } from './output.js'
+import type { ChalkInstance } from 'chalk'
+import type { CheckoutSession, Email, Invoice, InvoiceItem, PaymentIntent, Payout, Settings, Verification } from '../schemas/index.js'
+import { formatFields, formatFjd, formatMoney, formatTable, formatTime, type Column } from './output.js'
 import { describeDestination } from './payout-destination.js'
 
 /** `key: value` renderings of resources that several commands print. */
@@ -59,3 +60,70 @@ export function paymentIntentFields(intent: PaymentIntent): Fields {
   if (intent.failureReason !== null) fields.push(['failure reason', intent.failureReason])
   return fields
 }
+
+const invoiceFields = (invoice: Invoice): Fields => [
+  ['id', String(invoice.id)],
+  ['number', invoice.number ?? '-'],
+  ['status', invoice.overdue ? `${invoice.status} (overdue)` : invoice.status],
+  ['mode', invoice.mode],
+  ['customer', invoice.customerName],
+  ['email', invoice.customerEmail ?? '-'],
+  ['vat number', invoice.vatNumber ?? '-'],
+  ['due date', invoice.dueDate],
+  ['url', invoice.url],
+  ['created', formatTime(invoice.createdAt)],
+  ['sent', formatTime(invoice.sentAt)],
+  ['paid', formatTime(invoice.paidAt)],
+  ['voided', formatTime(invoice.voidedAt)],
+]
+
+const invoiceItemColumns: ReadonlyArray<Column<InvoiceItem>> = [
+  { header: 'DESCRIPTION', value: (item) => item.description },
+  { header: 'QTY', value: (item) => String(item.quantity) },
+  { header: 'UNIT PRICE', value: (item) => formatFjd(item.unitPrice) },
+  { header: 'AMOUNT', value: (item) => formatFjd(item.quantity * item.unitPrice) },
+]
+
+// No label and 0 % is how the API shows an Invoice without a tax line.
+const taxLineOf = (invoice: Invoice): string =>
+  invoice.taxLabel === null && invoice.taxPercent === 0 ? '' : ` (${invoice.taxLabel ?? 'Tax'} ${invoice.taxPercent}%)`
+
+/** An Invoice as its fields, the table of its items, then the money. */
+export function formatInvoice(invoice: Invoice, colors: ChalkInstance): string {
+  const totals: Fields = [
+    ['subtotal', formatFjd(invoice.subtotal)],
+    ['tax', formatFjd(invoice.tax) + taxLineOf(invoice)],
+    ['total', formatFjd(invoice.total)],
+  ]
+  return [
+    formatFields(invoiceFields(invoice), colors),
+    '',
+    formatTable(invoice.items, invoiceItemColumns, colors),
+    '',
+    formatFields(totals, colors),
+  ].join('\n')
+}
+
+export function payoutFields(payout: Payout): Fields {
+  const fields: Fields = [
+    ['id', payout.id],
+    ['status', payout.status],
+    ['mode', payout.mode],
+    ['amount', formatFjd(payout.amount)],
+    ['rail', payout.rail],
+    ['created', formatTime(payout.createdAt)],
+    ['sent', formatTime(payout.sentAt)],
+    ['paid', formatTime(payout.paidAt)],
+  ]
+  if (payout.failureReason !== null) fields.push(['failure reason', payout.failureReason])
+  return fields
+}
+
+/** An e-mail in the simulator's outbox, without its bodies. */
+export const emailFields = (email: Email): Fields => [
+  ['email', email.id],
+  ['to', email.to],
+  ['subject', email.subject],
+  ['attachments', email.attachments.map((file) => `${file.filename} (${file.bytes.toLocaleString('en-US')} bytes)`).join(', ') || '-'],
+  ['created', formatTime(email.createdAt)],
+]

@@ -50,3 +50,9 @@ export function formatTable<Row>(rows: readonly Row[], columns: ReadonlyArray<Co
   const header = colors.bold(render(columns.map((column) => column.header)))
   return [header, ...cells.map(render)].join('\n')
 }
+
+/** Starts the default browser on `url`; `open` is loaded here so that other commands never pay for it. */
+export async function openInBrowser(url: string): Promise<void> {
+  const { default: open } = await import('open')
+  await open(url)
+}

@@ -13,6 +13,15 @@ import {
   type CreateApiKeyRequest,
   type createApiKeyResponseSchema,
   type CreateCheckoutSessionRequest,
+  type CreateWebhookEndpointRequest,
+  type DeletedWebhookEndpoint,
+  type Event,
+  type EventList,
+  type EventWithDeliveries,
+  type ListEventsQuery,
+  type ResendEventResponse,
+  type WebhookEndpointList,
+  type WebhookEndpointResponse,
   type ListCheckoutSessionsQuery,
   type MerchantMe,
   type PayResponse,
@@ -26,11 +35,29 @@ import {
   type SubmitVerificationRequest,
   type UpdateSettingsRequest,
   type verificationResponseSchema,
+  type CreateInvoiceRequest,
+  type Email,
+  type Invoice,
+  type InvoiceList,
+  type ListInvoicesQuery,
+  type ListPayoutsQuery,
+  type payInvoiceRequestSchema,
+  type Payout,
+  type PayoutList,
+  type payoutResponseSchema,
+  type UpdateInvoiceRequest,
 } from '../schemas/index.js'
 
 export type CreateApiKeyResponse = z.infer<typeof createApiKeyResponseSchema>
 export type VerificationResponse = z.infer<typeof verificationResponseSchema>
 export type RejectVerificationRequest = z.infer<typeof rejectVerificationRequestSchema>
+export type PayInvoiceRequest = z.infer<typeof payInvoiceRequestSchema>
+export type PayoutResponse = z.infer<typeof payoutResponseSchema>
+
+/** `POST /_sim/invoices/{id}/email`: the e-mail as it landed in the outbox. */
+export interface EmailInvoiceResponse {
+  email: Email
+}
 
 /** `GET /_sim/health`. */
 export interface Health {
@@ -56,6 +83,8 @@ export interface RequestOptions {
   auth?: boolean
   /** Sent as `Idempotency-Key`; use newIdempotencyKey() for a fresh one per logical operation. */
   idempotencyKey?: string
+  /** Resolve with the raw bytes of a 2xx body instead of parsed JSON (the invoice PDF); errors are JSON still. */
+  binary?: boolean
 }
 
 /** A key for one logical create/send/void: a retry of that operation must reuse it. */
@@ -84,7 +113,7 @@ export class BulaClient {
   }
 
   async request<T>(options: RequestOptions): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json' }
+    const headers: Record<string, string> = { accept: options.binary ? 'application/octet-stream, application/json' : 'application/json' }
     if (options.auth !== false) {
       if (!this.apiKey) {
         throw new ApiError(
@@ -107,7 +136,8 @@ export class BulaClient {
         headers,
         json: options.body,
         searchParams: definedEntries(options.query),
-        responseType: 'text',
+        // Bytes, decoded below: a binary body must not go through UTF-8.
+        responseType: 'buffer',
         throwHttpErrors: false,
         followRedirect: false,
         // The CLI reports failures at once; a retried POST could also repeat
@@ -124,8 +154,10 @@ export class BulaClient {
       throw error
     }
 
-    const body = parseJson(response.body)
-    if (response.statusCode >= 200 && response.statusCode < 300 && body !== undefined) return body as T
+    const succeeded = response.statusCode >= 200 && response.statusCode < 300
+    if (succeeded && options.binary) return response.body as T
+    const body = parseJson(response.body.toString('utf8'))
+    if (succeeded && body !== undefined) return body as T
     const envelope = errorEnvelopeSchema.safeParse(body)
     if (!envelope.success) {
       throw new ApiError(
@@ -233,6 +265,168 @@ export class BulaClient {
   /** The customer stand-in: pays on the hosted page with the chosen outcome (test mode). */
   payCheckoutSession(sessionId: string, body: PaySessionRequest): Promise<PayResponse> {
     return this.request({ method: 'POST', path: `/_sim/checkout-sessions/${id(sessionId)}/pay`, body })
+  }
+
+  /** Registers a receiver; the answer holds its `whsec_` signing secret, this once. */
+  createWebhookEndpoint(body: CreateWebhookEndpointRequest): Promise<WebhookEndpointResponse> {
+    return this.request({ method: 'POST', path: '/v1/webhook-endpoints', body })
+  }
+
+  listWebhookEndpoints(): Promise<WebhookEndpointList> {
+    return this.request({ method: 'GET', path: '/v1/webhook-endpoints' })
+  }
+
+  deleteWebhookEndpoint(endpointId: string): Promise<DeletedWebhookEndpoint> {
+    return this.request({ method: 'DELETE', path: `/v1/webhook-endpoints/${id(endpointId)}` })
+  }
+
+  /** A new signing secret, returned once; the old one keeps verifying until `previousSecretExpiresAt`. */
+  rotateWebhookEndpoint(endpointId: string): Promise<WebhookEndpointResponse> {
+    return this.request({ method: 'POST', path: `/v1/webhook-endpoints/${id(endpointId)}/rotate` })
+  }
+
+  /** The event log of the key's mode, newest first. */
+  listEvents(query: ListEventsQuery = {}): Promise<EventList> {
+    return this.request({ method: 'GET', path: '/_sim/events', query })
+  }
+
+  /**
+   * Every event logged after `eventId`, oldest first; with no `eventId`, the
+   * whole log. Pages back from the newest until it reaches `eventId`.
+   */
+  async listEventsAfter(eventId: string | undefined): Promise<Event[]> {
+    const newestFirst: Event[] = []
+    let startingAfter: string | undefined
+    for (;;) {
+      const page = await this.listEvents({ limit: 100, starting_after: startingAfter })
+      const end = page.data.findIndex((event) => event.event_id === eventId)
+      newestFirst.push(...(end < 0 ? page.data : page.data.slice(0, end)))
+      if (end >= 0 || !page.hasMore) return newestFirst.reverse()
+      startingAfter = page.data.at(-1)?.event_id
+    }
+  }
+
+  /** The event and every delivery of it, with each attempt. */
+  getEvent(eventId: string): Promise<EventWithDeliveries> {
+    return this.request({ method: 'GET', path: `/_sim/events/${id(eventId)}` })
+  }
+
+  /** New deliveries of the same event (same id) to one endpoint, or to every active one. */
+  resendEvent(eventId: string, endpointId?: string): Promise<ResendEventResponse> {
+    return this.request({ method: 'POST', path: `/_sim/events/${id(eventId)}/resend`, body: { endpointId } })
+  }
+
+  /**
+   * Opens `GET /_sim/events/stream`: the merchant's events of the key's mode
+   * as Server-Sent Events, from after `lastEventId` when given (so a client
+   * that reconnects misses nothing). Resolves with the body once the
+   * simulator accepted the stream; the body ends when the simulator stops.
+   * Uses fetch rather than got, because the body is read as it arrives.
+   */
+  async openEventStream(options: { lastEventId?: string; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+    const url = `${this.baseUrl}/_sim/events/stream`
+    // Without a key the simulator itself answers missing_api_key.
+    const headers: Record<string, string> = { accept: 'text/event-stream', authorization: `Bearer ${this.apiKey ?? ''}` }
+    if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId
+    if (this.userAgent) headers['user-agent'] = this.userAgent
+    let response: Response
+    try {
+      response = await fetch(url, { headers, signal: options.signal, redirect: 'manual' })
+    } catch (error) {
+      if (options.signal?.aborted) throw error
+      const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code
+      if (code !== undefined && CONNECT_ERROR_CODES.has(code)) {
+        throw new ApiError(0, 'connection_failed', `Could not reach the simulator at ${this.baseUrl}. Start it with \`bula serve\`.`)
+      }
+      throw new ApiError(0, 'network_error', `GET ${url} failed: ${(error as Error).message}`)
+    }
+    if (response.ok && response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) return response.body
+    const envelope = errorEnvelopeSchema.safeParse(parseJson(await response.text()))
+    if (!envelope.success) {
+      throw new ApiError(response.status, 'unexpected_response', `GET ${url} answered HTTP ${response.status} without an event stream. Is ${this.baseUrl} a bula simulator?`)
+    }
+    const { code, message, param, type } = envelope.data.error
+    throw new ApiError(response.status, code, message, param, type)
+  }
+
+  /** `idempotencyKey` is required: a retry of the same create must send the same key. */
+  createInvoice(body: CreateInvoiceRequest, idempotencyKey: string): Promise<Invoice> {
+    return this.request({ method: 'POST', path: '/v1/invoices', body, idempotencyKey })
+  }
+
+  listInvoices(query: ListInvoicesQuery = {}): Promise<InvoiceList> {
+    return this.request({ method: 'GET', path: '/v1/invoices', query })
+  }
+
+  /** Every page from `query.starting_after` (or the newest) on, each starting after the last id of the one before. */
+  async listAllInvoices(query: ListInvoicesQuery = {}): Promise<InvoiceList> {
+    const data: Invoice[] = []
+    let startingAfter = query.starting_after
+    for (;;) {
+      const page = await this.listInvoices({ ...query, starting_after: startingAfter })
+      data.push(...page.data)
+      startingAfter = page.data.at(-1)?.id
+      if (!page.hasMore || startingAfter === undefined) return { data, hasMore: false }
+    }
+  }
+
+  getInvoice(invoiceId: number): Promise<Invoice> {
+    return this.request({ method: 'GET', path: `/v1/invoices/${invoiceId}` })
+  }
+
+  /** Assigns the number; a retry with the same key returns the first result and uses no second number. */
+  sendInvoice(invoiceId: number, idempotencyKey: string): Promise<Invoice> {
+    return this.request({ method: 'POST', path: `/v1/invoices/${invoiceId}/send`, idempotencyKey })
+  }
+
+  voidInvoice(invoiceId: number, idempotencyKey: string): Promise<Invoice> {
+    return this.request({ method: 'POST', path: `/v1/invoices/${invoiceId}/void`, idempotencyKey })
+  }
+
+  /** The PDF the customer sees, once the Invoice is sent. */
+  getInvoicePdf(invoiceId: number): Promise<Buffer> {
+    return this.request({ method: 'GET', path: `/v1/invoices/${invoiceId}/pdf`, binary: true })
+  }
+
+  /** The dashboard's draft edit: only the fields given change, and `null` clears an optional one. */
+  updateInvoice(invoiceId: number, body: UpdateInvoiceRequest): Promise<Invoice> {
+    return this.request({ method: 'PATCH', path: `/_sim/invoices/${invoiceId}`, body })
+  }
+
+  /** The customer stand-in: pays the Invoice through its Checkout Session, as on the hosted page. */
+  payInvoice(invoiceId: number, body: PayInvoiceRequest): Promise<PayResponse> {
+    return this.request({ method: 'POST', path: `/_sim/invoices/${invoiceId}/pay`, body })
+  }
+
+  /** The dashboard's "e-mail the invoice": the pay link and the PDF go into the outbox. */
+  emailInvoice(invoiceId: number): Promise<EmailInvoiceResponse> {
+    return this.request({ method: 'POST', path: `/_sim/invoices/${invoiceId}/email` })
+  }
+
+  /** Oldest first. */
+  listPayouts(query: ListPayoutsQuery = {}): Promise<PayoutList> {
+    return this.request({ method: 'GET', path: '/v1/payouts', query })
+  }
+
+  /** Every page from `query.starting_after` (or the oldest) on, each starting after the last id of the one before. */
+  async listAllPayouts(query: ListPayoutsQuery = {}): Promise<PayoutList> {
+    const data: Payout[] = []
+    let startingAfter = query.starting_after
+    for (;;) {
+      const page = await this.listPayouts({ ...query, starting_after: startingAfter })
+      data.push(...page.data)
+      startingAfter = page.data.at(-1)?.id
+      if (!page.hasMore || startingAfter === undefined) return { data, hasMore: false }
+    }
+  }
+
+  getPayout(payoutId: string): Promise<Payout> {
+    return this.request({ method: 'GET', path: `/v1/payouts/${id(payoutId)}` })
+  }
+
+  /** The dashboard's "pay out now" (manual schedule only): sweeps the key's mode balance into a Payout. */
+  requestPayout(): Promise<PayoutResponse> {
+    return this.request({ method: 'POST', path: '/_sim/payouts/request' })
   }
 }
 

@@ -1,0 +1,45 @@
+import { Flags } from '@oclif/core'
+import { writeFile } from 'node:fs/promises'
+import { BaseCommand } from '../../src/cli/base-command.js'
+import { invoiceIdArg } from '../../src/cli/invoice-inputs.js'
+import { ApiError } from '../../src/errors.js'
+
+export interface InvoicePdfResult {
+  id: number
+  file: string
+  bytes: number
+}
+
+export default class InvoicesPdf extends BaseCommand<InvoicePdfResult> {
+  static override summary = 'Download a sent Invoice\'s PDF, the same file the customer sees.'
+
+  static override description =
+    'A draft has no PDF yet (invalid_state). An existing --out file is left alone unless --force is given.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> 12 --out INV-0001.pdf',
+    '<%= config.bin %> <%= command.id %> 12 --out invoices/INV-0001.pdf --force --json',
+  ]
+
+  static override args = { id: invoiceIdArg }
+
+  static override flags = {
+    out: Flags.string({ char: 'o', description: 'File to write the PDF to.', required: true }),
+    force: Flags.boolean({ description: 'Overwrite --out if it exists.' }),
+  }
+
+  async run(): Promise<InvoicePdfResult> {
+    const { args, flags } = await this.parse(InvoicesPdf)
+    const pdf = await (await this.client(flags)).getInvoicePdf(args.id)
+    try {
+      // 'wx' fails when the file exists, with no window between a check and the write.
+      await writeFile(flags.out, pdf, { flag: flags.force ? 'w' : 'wx' })
+    } catch (error) {
+      const { code, message } = error as NodeJS.ErrnoException
+      if (code === 'EEXIST') throw new ApiError(0, 'file_exists', `${flags.out} exists: add --force to overwrite it.`, 'out')
+      throw new ApiError(0, 'file_unwritable', `Cannot write ${flags.out}: ${message}.`, 'out')
+    }
+    this.log(`Wrote ${pdf.length.toLocaleString('en-US')} bytes to ${flags.out}.`)
+    return { id: args.id, file: flags.out, bytes: pdf.length }
+  }
+}

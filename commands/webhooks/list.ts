@@ -1,0 +1,16 @@
+import { BaseCommand } from '../../src/cli/base-command.js'
+import type { WebhookEndpointList } from '../../src/schemas/index.js'
+import { webhookEndpointColumns } from '../../src/ui/webhook-fields.js'
+
+export default class WebhooksList extends BaseCommand<WebhookEndpointList> {
+  static override description = 'List the webhook endpoints of the key\'s mode (never their secrets).'
+
+  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
+
+  async run(): Promise<WebhookEndpointList> {
+    const { flags } = await this.parse(WebhooksList)
+    const list = await (await this.client(flags)).listWebhookEndpoints()
+    this.printTable(list.data, webhookEndpointColumns, 'No webhook endpoints.')
+    return list
+  }
+}

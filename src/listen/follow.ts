@@ -1,0 +1,63 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { ApiError } from '../errors.js'
+import { readSseMessages, type SseMessage } from './sse.js'
+
+/** Waits between reconnects: doubling from `initialMs` up to `maxMs`, back to `initialMs` once connected. */
+export interface Backoff {
+  initialMs: number
+  maxMs: number
+}
+
+export const DEFAULT_BACKOFF: Backoff = { initialMs: 500, maxMs: 5_000 }
+
+export interface FollowOptions {
+  /** Opens the stream after `lastEventId` (BulaClient.openEventStream). */
+  open: (lastEventId: string | undefined, signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>
+  /** Resume after this event on the first connection too, so nothing logged since it is missed. */
+  lastEventId?: string
+  /** Stops following; follow() then resolves. */
+  signal: AbortSignal
+  backoff?: Backoff
+  onConnected: (info: { lastEventId: string | undefined }) => void
+  onDisconnected: (info: { reason: string; retryInMs: number }) => void
+  /** Awaited before the next message is read, so events are handled one at a time, in order. */
+  onMessage: (message: SseMessage & { id: string }) => Promise<void>
+}
+
+/**
+ * Follows the simulator's event stream until `signal` aborts: reads each
+ * message, and when the stream ends or cannot be opened (the simulator
+ * stopped or restarted), waits with backoff and reconnects with the id of the
+ * last message handled as Last-Event-ID, so that the simulator replays what
+ * was missed and nothing twice. Refusals that a retry cannot fix (a revoked
+ * or wrong key: 4xx) are thrown.
+ */
+export async function followEventStream(options: FollowOptions): Promise<void> {
+  const backoff = options.backoff ?? DEFAULT_BACKOFF
+  const { signal } = options
+  let lastEventId = options.lastEventId
+  let delay = backoff.initialMs
+  while (!signal.aborted) {
+    let reason: string
+    try {
+      const body = await options.open(lastEventId, signal)
+      options.onConnected({ lastEventId })
+      delay = backoff.initialMs
+      for await (const message of readSseMessages(body)) {
+        // The simulator ids every event; a message without one could not be resumed after.
+        if (message.id === undefined) continue
+        await options.onMessage({ ...message, id: message.id })
+        lastEventId = message.id
+      }
+      reason = 'The simulator closed the stream.'
+    } catch (error) {
+      if (signal.aborted) return
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500) throw error
+      reason = error instanceof Error ? error.message : String(error)
+    }
+    if (signal.aborted) return
+    options.onDisconnected({ reason, retryInMs: delay })
+    await sleep(delay, undefined, { signal }).catch(() => undefined)
+    delay = Math.min(delay * 2, backoff.maxMs)
+  }
+}

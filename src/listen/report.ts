@@ -1,0 +1,70 @@
+import type { ChalkInstance } from 'chalk'
+import { formatTime } from '../cli/output.js'
+import { EVENT_TYPES } from '../schemas/index.js'
+import type { ForwardResult } from './forward.js'
+import type { ListenReady, ListenReporter } from './listen.js'
+
+/** A 2xx: the receiver accepted the event. */
+export const accepted = (result: ForwardResult): boolean => result.status !== null && result.status >= 200 && result.status < 300
+
+/** `200`, or the reason no answer came. */
+export const describeOutcome = (result: ForwardResult): string => (result.status === null ? `error: ${result.error}` : String(result.status))
+
+/** `Disconnected: <reason>. Reconnecting in 2 s…`, whether or not the reason ends a sentence already. */
+export function describeDisconnection(reason: string, retryInMs: number): string {
+  const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`
+  return `Disconnected: ${sentence} Reconnecting in ${retryInMs / 1000} s…`
+}
+
+// Wide enough for the longest event type, so that the event ids line up.
+const TYPE_WIDTH = Math.max(...EVENT_TYPES.map((type) => type.length))
+
+/** A delivery's columns after its time: type, event id, outcome (coloured), latency. */
+export function deliveryColumns(result: ForwardResult, colors: ChalkInstance): string {
+  const outcome = describeOutcome(result)
+  return [result.type.padEnd(TYPE_WIDTH), result.eventId, accepted(result) ? colors.green(outcome) : colors.red(outcome), `${result.latencyMs} ms`].join('  ')
+}
+
+/** Who is heard and where events go, for the first lines of any view. */
+export function describeReady(info: ListenReady): string[] {
+  return [
+    `Forwarding ${info.mode}-mode events of ${info.merchantName} (${info.merchantId}) from ${info.baseUrl} to ${info.forwardTo}`,
+    ...(info.events ? [`Only: ${info.events.join(', ')}`] : []),
+  ]
+}
+
+/** `--json`: one JSON object per line, `ready` first. */
+export function jsonLinesReporter(write: (line: string) => void): ListenReporter {
+  const emit = (line: Record<string, unknown>): void => write(JSON.stringify(line))
+  return {
+    ready: (info) => emit({ event: 'ready', ...info }),
+    reconnected: ({ lastEventId }) => emit({ event: 'reconnected', lastEventId: lastEventId ?? null }),
+    disconnected: ({ reason, retryInMs }) => emit({ event: 'disconnected', reason, retryInMs }),
+    delivery: ({ at, ...result }) => emit({ event: 'delivery', time: formatTime(at), ...result }),
+  }
+}
+
+/**
+ * Not a terminal (a pipe, a log file): one plain line per happening. While
+ * the simulator stays down, a retry that fails the same way adds no line.
+ */
+export function plainReporter(write: (line: string) => void, colors: ChalkInstance): ListenReporter {
+  let lastReason: string | undefined
+  return {
+    ready: (info) => {
+      write(colors.bold('Ready.') + ' ' + describeReady(info).join('\n'))
+      write(`Webhook signing secret: ${colors.cyan(info.secret)} (the same on every run; \`bula listen --print-secret\` prints it)`)
+      write('Press Ctrl-C to stop.')
+    },
+    reconnected: ({ lastEventId }) => {
+      lastReason = undefined
+      write(colors.green(`Reconnected${lastEventId === undefined ? '' : `; resuming after ${lastEventId}`}.`))
+    },
+    disconnected: ({ reason, retryInMs }) => {
+      if (reason === lastReason) return
+      lastReason = reason
+      write(colors.yellow(describeDisconnection(reason, retryInMs)))
+    },
+    delivery: (result) => write(`${formatTime(result.at)}  ${deliveryColumns(result, colors)}`),
+  }
+}

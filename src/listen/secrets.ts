@@ -1,0 +1,75 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { z } from 'zod'
+import { configDir } from '../config/profiles.js'
+import { ApiError } from '../errors.js'
+import type { Mode } from '../schemas/index.js'
+
+/** Whose events a `bula listen` secret signs: one simulator, merchant and mode. */
+export interface ListenScope {
+  baseUrl: string
+  merchantId: string
+  mode: Mode
+}
+
+// Loose, so that fields a newer bula adds survive an older one saving.
+const secretsFileSchema = z.looseObject({ secrets: z.record(z.string(), z.string().startsWith('whsec_')).default({}) })
+type SecretsFile = z.infer<typeof secretsFileSchema>
+
+export const listenSecretsPath = (env: NodeJS.ProcessEnv = process.env): string => join(configDir(env), 'listen-secrets.json')
+
+const scopeKey = (scope: ListenScope): string => `${scope.baseUrl} ${scope.merchantId} ${scope.mode}`
+
+/**
+ * The `whsec_` secret `bula listen` signs with for this scope, created and
+ * saved on first use. It stays the same across restarts of listen and of the
+ * simulator, so the receiver's configured secret keeps working. The file sits
+ * beside the config (it holds secrets too: mode 0600 in a 0700 folder,
+ * replaced atomically).
+ */
+export async function listenSecret(scope: ListenScope, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const file = listenSecretsPath(env)
+  const stored = await readSecrets(file)
+  const key = scopeKey(scope)
+  const existing = stored.secrets[key]
+  if (existing !== undefined) return existing
+  const secret = `whsec_${randomBytes(24).toString('base64url')}`
+  await writeSecrets(file, { ...stored, secrets: { ...stored.secrets, [key]: secret } })
+  return secret
+}
+
+async function readSecrets(file: string): Promise<SecretsFile> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { secrets: {} }
+    throw new ApiError(0, 'invalid_config', `Cannot read ${file}: ${(error as Error).message}`)
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  const parsed = secretsFileSchema.safeParse(json)
+  if (!parsed.success) {
+    // Deleting it only means new listen secrets, which the receivers then need.
+    throw new ApiError(0, 'invalid_config', `${file} is not a bula listen-secrets file. Fix it or delete it.`)
+  }
+  return parsed.data
+}
+
+async function writeSecrets(file: string, contents: SecretsFile): Promise<void> {
+  const dir = dirname(file)
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+  const temporary = join(dir, `.listen-secrets.${randomUUID()}.tmp`)
+  try {
+    await writeFile(temporary, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600 })
+    await rename(temporary, file)
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
+}

@@ -1,0 +1,162 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import {
+  eventListSchema,
+  eventWithDeliveriesSchema,
+  resendEventResponseSchema,
+  webhookEndpointResponseSchema,
+  type EventWithDeliveries,
+} from '../../src/schemas/index.js'
+import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
+import { startReceiver, type Receiver } from '../helpers/receiver.js'
+
+const server = useServe()
+const receivers: Receiver[] = []
+afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())))
+
+const events = (merchant: TestMerchant, args: string[]) => runCli(['events', ...args], { env: merchant.env })
+
+/**
+ * A merchant with an active endpoint at a fresh receiver and one paid
+ * session: webhook.verified, payment.processing, payment.succeeded and
+ * checkout_session.succeeded have been delivered.
+ */
+async function paidMerchant() {
+  const merchant = await signupMerchant(server().baseUrl)
+  const hook = await startReceiver()
+  receivers.push(hook)
+  const created = await runCli(['webhooks', 'create', '--url', hook.url, '--json'], { env: merchant.env })
+  const endpoint = webhookEndpointResponseSchema.parse(parseJsonOutput(created)).endpoint
+  await hook.waitFor(1)
+  await expect.poll(async () => (await runCli(['webhooks', 'list', '--json'], { env: merchant.env })).stdout).toContain('"active"')
+  const triggered = await runCli(['trigger', 'checkout_session.succeeded', '--json'], { env: merchant.env })
+  expect(triggered.exitCode, triggered.stderr).toBe(0)
+  await hook.waitFor(4)
+  return { merchant, hook, endpoint }
+}
+
+async function getEvent(merchant: TestMerchant, id: string): Promise<EventWithDeliveries> {
+  const result = await events(merchant, ['get', id, '--json'])
+  expect(result.exitCode, result.stderr).toBe(0)
+  return eventWithDeliveriesSchema.parse(parseJsonOutput(result))
+}
+
+describe('events list', () => {
+  it('lists the events newest first, by type, page by page', async () => {
+    const { merchant } = await paidMerchant()
+    const all = eventListSchema.parse(parseJsonOutput(await events(merchant, ['list', '--json'])))
+    expect(all.data.map((event) => event.type)).toEqual([
+      'checkout_session.succeeded',
+      'payment.succeeded',
+      'payment.processing',
+      'webhook.verified',
+    ])
+    expect(all.hasMore).toBe(false)
+
+    const payments = eventListSchema.parse(parseJsonOutput(await events(merchant, ['list', '--type', 'payment.succeeded', '--json'])))
+    expect(payments.data.map((event) => event.event_id)).toEqual([all.data[1]!.event_id])
+
+    const page = eventListSchema.parse(parseJsonOutput(await events(merchant, ['list', '--limit', '2', '--json'])))
+    expect(page).toMatchObject({ hasMore: true })
+    expect(page.data.map((event) => event.event_id)).toEqual(all.data.slice(0, 2).map((event) => event.event_id))
+    const human = await events(merchant, ['list', '--limit', '2'])
+    expect(human.stdout.split('\n')[0]).toMatch(/^ID\s+TYPE\s+OBJECT\s+CREATED$/)
+    expect(human.stdout).toMatch(new RegExp(`^${all.data[0]!.event_id}\\s+checkout_session\\.succeeded\\s+cs_\\S+ \\(succeeded\\)\\s`, 'm'))
+    expect(human.stdout).toContain(`More events follow: add --starting-after ${all.data[1]!.event_id}.`)
+
+    const next = eventListSchema.parse(
+      parseJsonOutput(await events(merchant, ['list', '--limit', '2', '--starting-after', all.data[1]!.event_id, '--json'])),
+    )
+    expect(next.data.map((event) => event.event_id)).toEqual(all.data.slice(2).map((event) => event.event_id))
+  })
+
+  it('refuses an unknown type and a limit out of range as usage errors', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    expect((await events(merchant, ['list', '--type', 'checkout_session.paid'])).exitCode).toBe(2)
+    expect((await events(merchant, ['list', '--limit', '101'])).exitCode).toBe(2)
+    expect((await events(merchant, ['list'])).stdout).toBe('No events.')
+  })
+})
+
+describe('events get', () => {
+  it('shows the payload and every delivery attempt with its time, status, latency and answer', async () => {
+    const { merchant, hook, endpoint } = await paidMerchant()
+    const [newest] = eventListSchema.parse(parseJsonOutput(await events(merchant, ['list', '--limit', '1', '--json']))).data
+    const detail = await getEvent(merchant, newest!.event_id)
+    expect(detail.event).toEqual(newest)
+    expect(detail.deliveries).toHaveLength(1)
+    expect(detail.deliveries[0]).toMatchObject({ endpointId: endpoint.id, url: hook.url, status: 'succeeded' })
+    expect(detail.deliveries[0]!.attempts).toEqual([expect.objectContaining({ status: 200, error: null, response: 'ok' })])
+    // The payload delivered is the one shown.
+    const delivered = hook.requests.find((request) => request.headers['x-service-event-id'] === newest!.event_id)
+    expect(JSON.parse(delivered!.body)).toEqual(detail.event)
+
+    const human = await events(merchant, ['get', newest!.event_id])
+    expect(human.exitCode, human.stderr).toBe(0)
+    expect(human.stdout).toMatch(/^type:\s+checkout_session\.succeeded$/m)
+    expect(human.stdout).toContain(`"event_id": "${newest!.event_id}"`)
+    expect(human.stdout).toContain(`${detail.deliveries[0]!.id} to ${hook.url} (${endpoint.id}): succeeded`)
+    expect(human.stdout).toMatch(/^#\s+TIME\s+STATUS\s+LATENCY\s+RESPONSE$/m)
+    expect(human.stdout).toMatch(/^1\s+\d{4}-\d\d-\d\dT\S+Z\s+200\s+\d+ ms\s+ok$/m)
+  })
+
+  it('shows failed attempts with the start of the receiver\'s answer and the next retry', async () => {
+    const { merchant, hook } = await paidMerchant()
+    hook.respondWith(() => 500)
+    const triggered = await runCli(['trigger', 'checkout_session.cancelled', '--json'], { env: merchant.env })
+    const cancelled = parseJsonOutput<{ events: Array<{ event_id: string }> }>(triggered).events[0]!
+    await hook.waitFor(5)
+    await expect.poll(async () => (await getEvent(merchant, cancelled.event_id)).deliveries[0]?.attempts.length).toBe(1)
+
+    const detail = await getEvent(merchant, cancelled.event_id)
+    expect(detail.deliveries[0]).toMatchObject({ status: 'pending', attempts: [{ status: 500, response: 'receiver says no' }] })
+    const human = await events(merchant, ['get', cancelled.event_id])
+    expect(human.stdout).toMatch(/: pending, next attempt \d{4}-\S+Z$/m)
+    expect(human.stdout).toMatch(/^1\s+\S+\s+500\s+\d+ ms\s+receiver says no$/m)
+  })
+
+  it('answers not_found for an unknown event', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const result = await events(merchant, ['get', 'evt_nope', '--json'])
+    expect(result.exitCode).toBe(1)
+    expect(parseJsonOutput(result)).toMatchObject({ error: { code: 'not_found' } })
+  })
+})
+
+describe('events resend', () => {
+  it('delivers the event again with the same id, to every active endpoint or the one named', async () => {
+    const { merchant, hook, endpoint } = await paidMerchant()
+    const [newest] = eventListSchema.parse(parseJsonOutput(await events(merchant, ['list', '--limit', '1', '--json']))).data
+    const id = newest!.event_id
+
+    const human = await events(merchant, ['resend', id])
+    expect(human.exitCode, human.stderr).toBe(0)
+    expect(human.stdout.split('\n')[0]).toMatch(/^DELIVERY\s+ENDPOINT\s+URL\s+STATUS$/)
+    expect(human.stdout).toContain(`See the attempts with \`bula events get ${id}\`.`)
+    const [resent] = (await hook.waitFor(5)).slice(4)
+    expect(resent!.headers['x-service-event-id']).toBe(id)
+    expect(JSON.parse(resent!.body)).toEqual(newest)
+
+    const json = await events(merchant, ['resend', id, '--endpoint', endpoint.id, '--json'])
+    const { deliveries } = resendEventResponseSchema.parse(parseJsonOutput(json))
+    expect(deliveries).toEqual([expect.objectContaining({ endpointId: endpoint.id, eventId: id })])
+    await hook.waitFor(6)
+    await expect.poll(async () => (await getEvent(merchant, id)).deliveries.map((delivery) => delivery.status)).toEqual([
+      'succeeded',
+      'succeeded',
+      'succeeded',
+    ])
+
+    const unknown = await events(merchant, ['resend', id, '--endpoint', 'we_nope'])
+    expect(unknown.exitCode).toBe(1)
+    expect(unknown.stderr).toMatch(/^not_found: /m)
+  })
+
+  it('says so when no endpoint is active', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const triggered = await runCli(['trigger', 'payment.processing', '--json'], { env: merchant.env })
+    const [processing] = parseJsonOutput<{ events: Array<{ event_id: string }> }>(triggered).events
+    const result = await events(merchant, ['resend', processing!.event_id])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('No active endpoint to send to: nothing queued.')
+  })
+})

@@ -1,0 +1,69 @@
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { parseEventTypes, parseForwardUrl } from '../../src/listen/options.js'
+import { listenSecret, listenSecretsPath, type ListenScope } from '../../src/listen/secrets.js'
+
+let dir: string
+let env: NodeJS.ProcessEnv
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bula-listen-'))
+  env = { BULA_CONFIG_DIR: join(dir, 'bula') }
+})
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+const SCOPE: ListenScope = { baseUrl: 'http://127.0.0.1:4111', merchantId: 'ms_1', mode: 'test' }
+
+describe('listenSecret', () => {
+  it('creates a whsec_ secret once per simulator, merchant and mode, and keeps it', async () => {
+    const secret = await listenSecret(SCOPE, env)
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/)
+    expect(await listenSecret({ ...SCOPE }, env)).toBe(secret)
+
+    const second = await listenSecret({ ...SCOPE, merchantId: 'ms_2' }, env)
+    const live = await listenSecret({ ...SCOPE, mode: 'live' }, env)
+    const elsewhere = await listenSecret({ ...SCOPE, baseUrl: 'http://127.0.0.1:5000' }, env)
+    expect(new Set([secret, second, live, elsewhere]).size).toBe(4)
+    expect(await listenSecret(SCOPE, env)).toBe(secret)
+  })
+
+  it('writes the file 0600 in a 0700 folder, keeping fields it does not know', async () => {
+    await mkdir(join(dir, 'bula'), { mode: 0o700 })
+    await writeFile(listenSecretsPath(env), JSON.stringify({ note: 'kept', secrets: {} }))
+    await listenSecret(SCOPE, env)
+    const file = listenSecretsPath(env)
+    expect(file).toBe(join(dir, 'bula', 'listen-secrets.json'))
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+    expect((await stat(join(dir, 'bula'))).mode & 0o777).toBe(0o700)
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ note: 'kept' })
+  })
+
+  it('refuses a damaged file instead of replacing the secrets in it', async () => {
+    await mkdir(join(dir, 'bula'), { recursive: true })
+    await writeFile(listenSecretsPath(env), '{"secrets": {"x": "not a whsec"}}')
+    await expect(listenSecret(SCOPE, env)).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('listen-secrets.json') })
+    await writeFile(listenSecretsPath(env), 'nope')
+    await expect(listenSecret(SCOPE, env)).rejects.toMatchObject({ code: 'invalid_config' })
+  })
+})
+
+describe('listen options', () => {
+  it('reads --forward-to with or without a scheme', () => {
+    expect(parseForwardUrl('http://localhost:3000/webhooks')).toBe('http://localhost:3000/webhooks')
+    expect(parseForwardUrl('localhost:3000/webhooks')).toBe('http://localhost:3000/webhooks')
+    expect(parseForwardUrl('https://example.test/hook?x=1')).toBe('https://example.test/hook?x=1')
+    expect(() => parseForwardUrl('ftp://example.test/')).toThrow(/Invalid --forward-to "ftp:\/\/example.test\/"/)
+    expect(() => parseForwardUrl('http://')).toThrow(/Invalid --forward-to/)
+  })
+
+  it('reads --events as known types, comma-separated', () => {
+    expect(parseEventTypes('checkout_session.succeeded, payment.failed,,payment.failed')).toEqual(['checkout_session.succeeded', 'payment.failed'])
+    expect(() => parseEventTypes('checkout_session.paid,payment.failed')).toThrow(/Unknown event type "checkout_session.paid": choose from webhook.verified, /)
+    expect(() => parseEventTypes(' , ')).toThrow(/\(none given\)/)
+  })
+})
