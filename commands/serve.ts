@@ -52,6 +52,19 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       throw error
     }
 
+    // Listening for signals before the ready line: a supervisor may stop us as soon as it reads it.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = (signal: string): void => {
+        log(`${signal}: finishing in-flight requests and saving…`)
+        server.close().then(resolve, (error: unknown) => {
+          log(`could not close cleanly: ${error instanceof Error ? error.message : String(error)}`)
+          process.exit(1)
+        })
+      }
+      process.once('SIGINT', () => stop('SIGINT'))
+      process.once('SIGTERM', () => stop('SIGTERM'))
+    })
+
     let profileSaved = false
     if (server.demo && flags['save-profile']) {
       const { saveProfile } = await import('../src/config/profiles.js')
@@ -73,23 +86,13 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       this.log(`Data: ${server.dataFile ?? 'in memory (nothing is saved)'}`)
       if (server.demo) {
         this.log(`\nDemo merchants (test keys, shown only now${profileSaved ? '; saved in CLI profile "default"' : ''}):`)
-        for (const demo of [server.demo.business, server.demo.individual]) {
-          this.log(`  ${chalk.bold(demo.name)}\n    secret      ${demo.secret}\n    publishable ${demo.publishable}`)
+        for (const [tier, demo] of Object.entries(server.demo)) {
+          this.log(`  ${chalk.bold(demo.name)} (${tier})\n    secret      ${demo.secret}\n    publishable ${demo.publishable}`)
         }
       }
       this.log('\nPress Ctrl-C to stop.')
     }
 
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string): void => {
-        log(`${signal}: finishing in-flight requests and saving…`)
-        server.close().then(resolve, (error: unknown) => {
-          log(`could not close cleanly: ${error instanceof Error ? error.message : String(error)}`)
-          process.exit(1)
-        })
-      }
-      process.once('SIGINT', () => stop('SIGINT'))
-      process.once('SIGTERM', () => stop('SIGTERM'))
-    })
+    await stopped
   }
 }
