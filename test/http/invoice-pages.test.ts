@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../server/start.js'
 import { DAY, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { SAMPLE_INVOICE, draftInvoice, idempotent, sentInvoice } from '../helpers/invoices.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
 let server: RunningServer
@@ -14,41 +15,6 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-let keyCounter = 0
-const idempotent = () => ({ headers: { 'idempotency-key': `page-${++keyCounter}` } })
-
-const invoiceBody = {
-  customerName: 'Lautoka Surf Club',
-  customerEmail: 'accounts@surfclub.example',
-  dueDate: '2026-12-15',
-  taxLabel: 'VAT',
-  taxPercent: 15,
-  vatNumber: 'FJ-VAT-50-12345',
-  items: [
-    { description: 'Kava bowl (tanoa), hand carved', quantity: 2, unitPrice: 45050 },
-    { description: 'Delivery to Lautoka', quantity: 1, unitPrice: 3500 },
-  ],
-}
-
-/** A business with a display name and one draft invoice made through the API; `send()` sends it. */
-async function draftInvoice(body: Record<string, unknown> = invoiceBody, displayName = 'Kava Kitchen Ltd') {
-  const { keys } = await signupMerchant(base, 'business')
-  const api = client(base, keys.secret)
-  await api.patch('/_sim/settings', { displayName })
-  const draft = await api.post('/v1/invoices', body, idempotent())
-  expect(draft.status).toBe(201)
-  const send = async () => {
-    const sent = await api.post(`/v1/invoices/${draft.body.id}/send`, undefined, idempotent())
-    expect(sent.status).toBe(200)
-    return sent.body
-  }
-  return { api, draft: draft.body, send }
-}
-
-async function sentInvoice(body?: Record<string, unknown>, displayName?: string) {
-  const { api, send } = await draftInvoice(body, displayName)
-  return { api, invoice: await send() }
-}
 
 async function open(url: string, init: RequestInit = {}) {
   const response = await fetch(url, { redirect: 'manual', ...init })
@@ -59,7 +25,7 @@ const pay = (url: string) => open(`${url}/pay`, { method: 'POST', headers: { 'co
 
 describe('GET /i/{token}', () => {
   it('shows the merchant, number, customer, items, tax line, total, due date and a Pay button', async () => {
-    const { invoice } = await sentInvoice()
+    const { invoice } = await sentInvoice(base)
     const page = await open(invoice.url)
     expect(page.status).toBe(200)
     expect(page.headers.get('content-type')).toMatch(/^text\/html/)
@@ -93,7 +59,7 @@ describe('GET /i/{token}', () => {
   })
 
   it('sends the hosted pages’ security headers', async () => {
-    const { invoice } = await sentInvoice()
+    const { invoice } = await sentInvoice(base)
     const page = await open(invoice.url)
     expect(page.headers.get('content-security-policy')).toBe(
       "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
@@ -108,9 +74,9 @@ describe('GET /i/{token}', () => {
   })
 
   it('escapes every merchant and customer string', async () => {
-    const { invoice } = await sentInvoice(
+    const { invoice } = await sentInvoice(base, 
       {
-        ...invoiceBody,
+        ...SAMPLE_INVOICE,
         customerName: 'Bob "<b>bold</b>" & Sons',
         vatNumber: '<i>VAT</i>',
         taxLabel: '<u>GST</u>',
@@ -128,7 +94,7 @@ describe('GET /i/{token}', () => {
   })
 
   it('is a 404 page before the invoice is sent, and for unknown tokens', async () => {
-    const { draft, send } = await draftInvoice()
+    const { draft, send } = await draftInvoice(base)
     for (const url of [draft.url, `${draft.url}/pdf`, `${base}/i/not-a-token`, `${base}/i/not-a-token/pdf`, `${base}/i/a/b/c`]) {
       const page = await open(url)
       expect(page.status, url).toBe(404)
@@ -142,7 +108,7 @@ describe('GET /i/{token}', () => {
   })
 
   it('marks the invoice Overdue once its due date has passed in Fiji, and still takes payment', async () => {
-    const { api, invoice } = await sentInvoice({ ...invoiceBody, dueDate: '2026-11-23' })
+    const { api, invoice } = await sentInvoice(base, { ...SAMPLE_INVOICE, dueDate: '2026-11-23' })
     expect((await open(invoice.url)).html).not.toContain('Overdue')
     // 22:00 on the 22nd in Fiji: one day on it is the 23rd (due, not late); two days on, the 24th.
     await api.post('/_sim/clock/advance', { ms: DAY })
@@ -157,7 +123,7 @@ describe('GET /i/{token}', () => {
 
 describe('paying from the invoice page', () => {
   it('redirects Pay to the hosted checkout of one Checkout Session carrying the invoice number', async () => {
-    const { api, invoice } = await sentInvoice()
+    const { api, invoice } = await sentInvoice(base)
     const first = await pay(invoice.url)
     expect(first.status).toBe(303)
     const location = first.headers.get('location')!
@@ -173,7 +139,7 @@ describe('paying from the invoice page', () => {
   })
 
   it('shows a paid invoice as paid, without a Pay button', async () => {
-    const { api, invoice } = await sentInvoice()
+    const { api, invoice } = await sentInvoice(base)
     const sessionId = (await pay(invoice.url)).headers.get('location')!.split('/').pop()!
     expect((await api.post(`/_sim/checkout-sessions/${sessionId}/pay`, { outcome: 'succeeded' })).status).toBe(200)
     expect((await api.get(`/v1/invoices/${invoice.id}`)).body.status).toBe('paid')
@@ -191,7 +157,7 @@ describe('paying from the invoice page', () => {
   })
 
   it('shows a voided invoice as voided, without a Pay button', async () => {
-    const { api, invoice } = await sentInvoice()
+    const { api, invoice } = await sentInvoice(base)
     expect((await api.post(`/v1/invoices/${invoice.id}/void`, undefined, idempotent())).status).toBe(200)
     const page = await open(invoice.url)
     expect(page.html).toContain('This invoice was voided')
@@ -202,7 +168,7 @@ describe('paying from the invoice page', () => {
   it('says payments are unavailable for a live invoice while no Provider takes live payments', async () => {
     const { keys } = await signupMerchant(base, 'business')
     const live = client(base, (await unlockLive(base, keys.secret)).secret)
-    const draft = await live.post('/v1/invoices', invoiceBody, idempotent())
+    const draft = await live.post('/v1/invoices', SAMPLE_INVOICE, idempotent())
     const invoice = (await live.post(`/v1/invoices/${draft.body.id}/send`, undefined, idempotent())).body
     const page = await open(invoice.url)
     expect(page.html).not.toContain('TEST MODE')
@@ -214,7 +180,7 @@ describe('paying from the invoice page', () => {
   })
 
   it('serves the PDF as a download', async () => {
-    const { invoice } = await sentInvoice()
+    const { invoice } = await sentInvoice(base)
     const response = await fetch(`${invoice.url}/pdf`)
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('application/pdf')

@@ -4,7 +4,8 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderInvoicePdf } from '../../server/pdf/invoice-pdf.js'
 import type { RunningServer } from '../../server/start.js'
-import { DAY, HOUR, client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { DAY, HOUR, startTestServer } from '../helpers/http.js'
+import { idempotent, sentInvoice } from '../helpers/invoices.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
 /** pdftotext and pdftoppm come with poppler-utils; without them the text checks are skipped, not failed. */
@@ -29,23 +30,14 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-let keyCounter = 0
-const idempotent = () => ({ headers: { 'idempotency-key': `pdf-${++keyCounter}` } })
 
 const LONG_DESCRIPTION =
   'Catering for the Lautoka regatta: lovo for 120 guests with palusami, kokoda and cassava, served over two days at the clubhouse, staff included'
 
 /** A merchant with a display name, and one sent invoice made through the API. */
-async function sentInvoice(body: Record<string, unknown>, displayName = 'Ōtā Kava & Co.') {
-  const { keys } = await signupMerchant(base, 'business')
-  const api = client(base, keys.secret)
-  await api.patch('/_sim/settings', { displayName })
-  const created = await api.post('/v1/invoices', body, idempotent())
-  expect(created.status).toBe(201)
-  const sent = await api.post(`/v1/invoices/${created.body.id}/send`, undefined, idempotent())
-  expect(sent.status).toBe(200)
-  return { api, key: keys.secret, invoice: sent.body }
-}
+
+/** Non-Latin-1 letters: the PDF's fonts must carry them (Helvetica's encoding would garble them). */
+const DISPLAY_NAME = 'Ōtā Kava & Co.'
 
 const fullInvoice = {
   customerName: 'Lautoka Surf Club',
@@ -86,7 +78,7 @@ const renderPng = (file: string): void => {
 
 describe('the invoice PDF', () => {
   it('is a PDF, served by the API as an attachment named after the number', async () => {
-    const { key, invoice } = await sentInvoice(fullInvoice)
+    const { key, invoice } = await sentInvoice(base, fullInvoice, DISPLAY_NAME)
     const pdf = await fetchBytes(invoice.pdfUrl, key)
     expect(pdf.status).toBe(200)
     expect(pdf.headers.get('content-type')).toBe('application/octet-stream')
@@ -95,7 +87,7 @@ describe('the invoice PDF', () => {
   })
 
   it('renders the same bytes every time, whatever the time of day', async () => {
-    const { key, invoice } = await sentInvoice(fullInvoice)
+    const { key, invoice } = await sentInvoice(base, fullInvoice, DISPLAY_NAME)
     const first = await fetchBytes(invoice.pdfUrl, key)
     wall.tick(HOUR)
     const second = await fetchBytes(invoice.pdfUrl, key)
@@ -106,7 +98,7 @@ describe('the invoice PDF', () => {
   })
 
   it('is byte for byte the file the hosted invoice page downloads', async () => {
-    const { key, invoice } = await sentInvoice(fullInvoice)
+    const { key, invoice } = await sentInvoice(base, fullInvoice, DISPLAY_NAME)
     const fromApi = await fetchBytes(invoice.pdfUrl, key)
     const fromPage = await fetchBytes(`${invoice.url}/pdf`)
     expect(fromPage.status).toBe(200)
@@ -114,7 +106,7 @@ describe('the invoice PDF', () => {
   })
 
   it('changes when the invoice does: paid', async () => {
-    const { api, key, invoice } = await sentInvoice(fullInvoice)
+    const { api, key, invoice } = await sentInvoice(base, fullInvoice, DISPLAY_NAME)
     const before = await fetchBytes(invoice.pdfUrl, key)
     expect((await api.post(`/_sim/invoices/${invoice.id}/pay`, { outcome: 'succeeded' })).status).toBe(200)
     const after = await fetchBytes(invoice.pdfUrl, key)
@@ -123,13 +115,13 @@ describe('the invoice PDF', () => {
 
   describe.skipIf(!hasPoppler)('text a reader can copy (pdftotext)', () => {
     it('holds the merchant, number, dates, customer, every item, tax, total, VAT number and pay URL', async () => {
-      const { key, invoice } = await sentInvoice(fullInvoice)
+      const { key, invoice } = await sentInvoice(base, fullInvoice, DISPLAY_NAME)
       const file = save('invoice', (await fetchBytes(invoice.pdfUrl, key)).bytes)
       renderPng(file)
       const text = textOf(file)
       expect(invoice.total).toBe(245640)
       for (const expected of [
-        'Ōtā Kava & Co.',
+        DISPLAY_NAME,
         'INVOICE',
         invoice.number,
         'Issue date 22 Nov 2026',
@@ -157,7 +149,7 @@ describe('the invoice PDF', () => {
     })
 
     it.skipIf(!hasZbar)('has a QR code that reads as the pay URL (zbarimg)', async () => {
-      const { key, invoice } = await sentInvoice(fullInvoice)
+      const { key, invoice } = await sentInvoice(base, fullInvoice, DISPLAY_NAME)
       const file = save('qr', (await fetchBytes(invoice.pdfUrl, key)).bytes)
       execFileSync('pdftoppm', ['-png', '-r', '150', '-singlefile', file, file.replace(/\.pdf$/, '')])
       const decoded = execFileSync('zbarimg', ['-q', '--raw', file.replace(/\.pdf$/, '.png')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
@@ -165,7 +157,7 @@ describe('the invoice PDF', () => {
     })
 
     it('pins the document dates to when the invoice was sent', async () => {
-      const { key, invoice } = await sentInvoice(fullInvoice)
+      const { key, invoice } = await sentInvoice(base, fullInvoice, DISPLAY_NAME)
       const file = save('dates', (await fetchBytes(invoice.pdfUrl, key)).bytes)
       const info = execFileSync('pdfinfo', ['-isodates', file], { encoding: 'utf8' })
       const sentAt = new Date(invoice.sentAt).toISOString().replace(/\.\d{3}Z$/, '')
@@ -175,31 +167,31 @@ describe('the invoice PDF', () => {
     })
 
     it('says "Tax" with the percent when the tax line has no label, and shows no tax line without tax', async () => {
-      const untitled = await sentInvoice({ ...fullInvoice, taxLabel: undefined, taxPercent: 12.5, vatNumber: undefined })
+      const untitled = await sentInvoice(base, { ...fullInvoice, taxLabel: undefined, taxPercent: 12.5, vatNumber: undefined })
       const withoutLabel = textOf(save('tax-unlabelled', (await fetchBytes(untitled.invoice.pdfUrl, untitled.key)).bytes))
       expect(withoutLabel).toContain('Tax (12.5%)')
       expect(withoutLabel).not.toContain('VAT No.')
-      const taxFree = await sentInvoice({ ...fullInvoice, taxLabel: undefined, taxPercent: undefined })
+      const taxFree = await sentInvoice(base, { ...fullInvoice, taxLabel: undefined, taxPercent: undefined })
       const noTax = textOf(save('tax-free', (await fetchBytes(taxFree.invoice.pdfUrl, taxFree.key)).bytes))
       expect(noTax).toContain('Subtotal FJ$2,136.00 Total (FJD) FJ$2,136.00')
       expect(noTax).not.toContain('Tax (')
     })
 
     it('stamps PAID with the date, VOID, and OVERDUE once the due date has passed in Fiji', async () => {
-      const paid = await sentInvoice(fullInvoice)
+      const paid = await sentInvoice(base, fullInvoice, DISPLAY_NAME)
       await paid.api.post(`/_sim/invoices/${paid.invoice.id}/pay`, { outcome: 'succeeded' })
       const paidText = textOf(save('paid', (await fetchBytes(paid.invoice.pdfUrl, paid.key)).bytes))
       expect(paidText).toContain('PAID')
       expect(paidText).toContain('Paid on 22 Nov 2026')
       expect(paidText).toContain('Amount paid')
 
-      const voided = await sentInvoice(fullInvoice)
+      const voided = await sentInvoice(base, fullInvoice, DISPLAY_NAME)
       await voided.api.post(`/v1/invoices/${voided.invoice.id}/void`, undefined, idempotent())
       const voidText = textOf(save('void', (await fetchBytes(voided.invoice.pdfUrl, voided.key)).bytes))
       expect(voidText).toContain('VOID')
       expect(voidText).toContain('This invoice was voided')
 
-      const late = await sentInvoice({ ...fullInvoice, dueDate: '2026-11-23' })
+      const late = await sentInvoice(base, { ...fullInvoice, dueDate: '2026-11-23' })
       expect(textOf(save('due', (await fetchBytes(late.invoice.pdfUrl, late.key)).bytes))).not.toContain('OVERDUE')
       // 22:00 on the 22nd in Fiji; two days on it is the 24th there, past the 23rd.
       await late.api.post('/_sim/clock/advance', { ms: 2 * DAY })
@@ -219,7 +211,7 @@ describe('the invoice PDF', () => {
       // The longest display name Settings take, to see the header and footer cope.
       const displayName = 'Nadi Municipal Market Wholesale Produce, Root Crops and Kava Cooperative of Western Viti Levu Ltd'
       expect(displayName.length).toBeLessThanOrEqual(100)
-      const { key, invoice } = await sentInvoice({ ...fullInvoice, items }, displayName)
+      const { key, invoice } = await sentInvoice(base, { ...fullInvoice, items }, displayName)
       const file = save('fifty-items', (await fetchBytes(invoice.pdfUrl, key)).bytes)
       execFileSync('pdftoppm', ['-png', '-r', '60', file, file.replace(/\.pdf$/, '')])
       const pages = pageCount(file)
