@@ -33,14 +33,19 @@ export async function readStateFile(file: string): Promise<StateFile> {
   } catch (error) {
     throw new Error(`Cannot read the state file ${file}: ${error instanceof Error ? error.message : String(error)}`)
   }
-  const state = parsed as Partial<StateFile>
+  return checkState(parsed, file)
+}
+
+/** The shape every state file has; `source` names it in the message. */
+export function checkState(parsed: unknown, source: string): StateFile {
+  const state = parsed as Partial<StateFile> | null
   if (state?.format !== 'bula-state' || state.version !== 1 || typeof state.collections !== 'object' || state.collections === null) {
-    throw new Error(`${file} is not a bula state file of version 1 (expected {"format":"bula-state","version":1,"collections":{...}}).`)
+    throw new Error(`${source} is not a bula state file of version 1 (expected {"format":"bula-state","version":1,"collections":{...}}).`)
   }
   for (const [name, docs] of Object.entries(state.collections)) {
-    if (!(COLLECTION_NAMES as readonly string[]).includes(name)) throw new Error(`${file}: unknown collection "${name}".`)
+    if (!(COLLECTION_NAMES as readonly string[]).includes(name)) throw new Error(`${source}: unknown collection "${name}".`)
     if (!Array.isArray(docs) || docs.some((doc) => typeof (doc as { id?: unknown })?.id !== 'string')) {
-      throw new Error(`${file}: "${name}" must be a list of objects with a string id.`)
+      throw new Error(`${source}: "${name}" must be a list of objects with a string id.`)
     }
   }
   return state as StateFile

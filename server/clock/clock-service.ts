@@ -40,7 +40,14 @@ export class ClockService {
       onError: (error: unknown, what: string) => void
     },
   ) {
-    for (const job of deps.store.values('jobs')) this.enqueue(job)
+    this.reload()
+  }
+
+  /** Rebuilds the queue from the store's jobs, after the store was changed behind the scheduler (a state import). */
+  reload(): void {
+    this.heaps.clear()
+    for (const job of this.deps.store.values('jobs')) this.enqueue(job)
+    this.arm()
   }
 
   register(kind: string, handler: JobHandler): void {

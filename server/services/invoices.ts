@@ -25,6 +25,8 @@ import { merchantModeGroup } from '../store/collections.js'
 import { endSession, openSession, paySession } from './checkout-sessions.js'
 import { runIdempotent, type IdempotentResult } from './idempotency.js'
 
+export const INVOICE_ID_COUNTER = 'invoiceId'
+
 /** Invoices are for Business accounts, on every route, checked before anything else (spec). */
 export function requireBusiness(caller: Caller): void {
   if (caller.merchant.tier !== 'business') throw new ApiError(403, 'business_only', 'Invoices need a Business account.')
@@ -43,8 +45,9 @@ export function createInvoice(ctx: ServiceContext, caller: Caller, request: Crea
       taxPercent: request.taxPercent ?? 0,
     }
     checkCap(fields)
-    // Ids never repeat: invoices are never deleted, so the count is the last id used.
-    const invoiceId = ctx.store.size('invoices') + 1
+    // Ids never repeat, also after a merchant's state is reset or replaced.
+    const invoiceId = (ctx.store.get('counters', INVOICE_ID_COUNTER)?.last ?? 0) + 1
+    ctx.store.put('counters', { id: INVOICE_ID_COUNTER, last: invoiceId })
     const invoice: InvoiceRecord = {
       id: String(invoiceId),
       invoiceId,

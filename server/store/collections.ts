@@ -24,6 +24,13 @@ export type Collections = {
   deliveries: DeliveryRecord
   invoices: InvoiceRecord
   payouts: PayoutRecord
+  counters: CounterRecord
+}
+
+/** A sequence that never goes back, such as the integer Invoice ids. */
+export interface CounterRecord {
+  id: string
+  last: number
 }
 
 export const COLLECTION_NAMES = [
@@ -39,6 +46,7 @@ export const COLLECTION_NAMES = [
   'deliveries',
   'invoices',
   'payouts',
+  'counters',
 ] as const satisfies readonly (keyof Collections)[]
 
 /** The group key of objects listed per merchant and mode, in creation order. */

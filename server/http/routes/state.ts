@@ -1,0 +1,46 @@
+import { Router } from 'express'
+import { invalidRequest } from '../../../src/errors.js'
+import { emptyBodySchema } from '../../../src/schemas/index.js'
+import type { ServiceContext } from '../../context.js'
+import { exportMerchantState, importMerchantState, resetMerchantState } from '../../services/merchant-state.js'
+import { checkState } from '../../state.js'
+import { authenticate, callerOf } from '../auth.js'
+import { handle } from '../handle.js'
+import { parseWith } from '../validate.js'
+
+/**
+ * `/_sim/state`: the calling merchant's own objects (both modes) as a state
+ * file, and its reset and import. The whole simulator's state is a
+ * process-level matter: `serve`/`exec` `--import` and `--export-on-exit`.
+ */
+export function stateRouter(ctx: ServiceContext): Router {
+  const router = Router()
+  router.use(authenticate(ctx))
+  router.get(
+    '/',
+    handle(ctx, (req, res) => {
+      parseWith(emptyBodySchema, req.query, 'query')
+      return { body: exportMerchantState(ctx, callerOf(res)) }
+    }),
+  )
+  router.post(
+    '/reset',
+    handle(ctx, (req, res) => {
+      parseWith(emptyBodySchema, req.body)
+      return { body: resetMerchantState(ctx, callerOf(res)) }
+    }),
+  )
+  router.post(
+    '/import',
+    handle(ctx, (req, res) => {
+      let state
+      try {
+        state = checkState(req.body, 'The body')
+      } catch (error) {
+        throw invalidRequest((error as Error).message)
+      }
+      return { body: importMerchantState(ctx, callerOf(res), state) }
+    }),
+  )
+  return router
+}
