@@ -1,12 +1,10 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../server/start.js'
-import { MISSING_CHROMIUM_MESSAGE, hasChromium, launchChromium, screenshotPath } from '../helpers/browser.js'
+import { launchChromium, screenshotPath, skipBrowserTests } from '../helpers/browser.js'
 import { client, signupMerchant, startTestServer } from '../helpers/http.js'
 
-if (!hasChromium) console.warn(MISSING_CHROMIUM_MESSAGE)
-
-describe.skipIf(!hasChromium)('the hosted invoice page in a browser', () => {
+describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => {
   let server: RunningServer
   let browser: Browser
 
