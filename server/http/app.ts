@@ -1,10 +1,18 @@
 import express, { type Express } from 'express'
-import type { ServiceContext } from '../context.js'
+import type { Caller, ServiceContext } from '../context.js'
 import { newId } from '../ids.js'
 import { errorHandler, notFoundHandler } from './errors.js'
+import { openApiRouter } from './openapi.js'
+import { checkoutPagesRouter } from './pages/checkout.js'
+import { invoicePagesRouter } from './pages/invoice.js'
 import { apiKeysRouter } from './routes/api-keys.js'
+import { checkoutSessionsRouter } from './routes/checkout-sessions.js'
+import { invoicesRouter } from './routes/invoices.js'
 import { merchantsRouter } from './routes/merchants.js'
+import { payoutsRouter } from './routes/payouts.js'
 import { simRouter } from './routes/sim.js'
+import { stateRouter } from './routes/state.js'
+import { webhookEndpointsRouter } from './routes/webhook-endpoints.js'
 
 export interface AppOptions {
   ctx: ServiceContext
@@ -23,19 +31,39 @@ export function createApp({ ctx, version, log, logRequests }: AppOptions): Expre
   app.use((req, res, next) => {
     const requestId = newId('req')
     res.setHeader('X-Request-Id', requestId)
-    if (logRequests) {
-      const started = process.hrtime.bigint()
-      res.on('finish', () => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6
-        log(`${req.method} ${req.originalUrl} ${res.statusCode} ${ms.toFixed(1)}ms ${requestId}`)
-      })
-    }
+    const started = process.hrtime.bigint()
+    res.on('finish', () => {
+      const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100
+      if (logRequests) log(`${req.method} ${req.originalUrl} ${res.statusCode} ${latencyMs}ms ${requestId}`)
+      const caller = res.locals.caller as Caller | undefined
+      if (caller) {
+        ctx.requestLog.record({
+          merchantId: caller.merchant.id,
+          at: ctx.clock.now(caller.merchant.id),
+          mode: caller.mode,
+          method: req.method,
+          path: req.originalUrl,
+          status: res.statusCode,
+          latencyMs,
+          idempotencyKey: req.get('idempotency-key') ?? null,
+          requestId,
+        })
+      }
+    })
     next()
   })
   app.use(express.json({ limit: '1mb' }))
+  app.use('/_sim/state', stateRouter(ctx))
   app.use('/_sim', simRouter(ctx, version))
   app.use('/v1/merchants', merchantsRouter(ctx))
+  app.use('/v1/checkout-sessions', checkoutSessionsRouter(ctx))
+  app.use('/v1/invoices', invoicesRouter(ctx))
+  app.use('/v1/payouts', payoutsRouter(ctx))
   app.use(['/api-keys', '/v1/api-keys'], apiKeysRouter(ctx))
+  app.use(['/webhook-endpoints', '/v1/webhook-endpoints'], webhookEndpointsRouter(ctx))
+  app.use('/pay', checkoutPagesRouter(ctx))
+  app.use('/i', invoicePagesRouter(ctx))
+  app.use(openApiRouter(app, version))
   app.use(notFoundHandler)
   app.use(errorHandler(log))
   return app
