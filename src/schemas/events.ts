@@ -53,3 +53,5 @@ export const emailSchema = z.object({
 })
 export type Email = z.infer<typeof emailSchema>
 export const emailListSchema = z.object({ data: z.array(emailSchema) })
+/** `POST /_sim/invoices/{id}/email`: what went into the outbox. */
+export const emailResponseSchema = z.object({ email: emailSchema })

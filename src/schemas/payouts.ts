@@ -29,3 +29,5 @@ export const failNextPayoutRequestSchema = z.strictObject({
   reason: z.string().trim().min(1).max(200),
 })
 export const payoutResponseSchema = z.object({ payout: payoutSchema })
+/** `POST /_sim/payouts/fail-next`: the reason the next live transfer will fail with. */
+export const failNextPayoutResponseSchema = z.object({ nextPayoutFailure: z.string() })

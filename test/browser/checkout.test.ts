@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../server/start.js'
@@ -109,7 +108,7 @@ describe.skipIf(skipBrowserTests)('the hosted checkout page in a browser', () =>
     const { id, hostedUrl } = await session()
     const page = await open(hostedUrl, { width: 390, height: 844 })
     // Nothing wider than the screen: no sideways scrolling.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
     await page.keyboard.press('Tab')
     await page.keyboard.press('Space')
     expect(await page.getByLabel('Card').isChecked()).toBe(true)
@@ -117,7 +116,7 @@ describe.skipIf(skipBrowserTests)('the hosted checkout page in a browser', () =>
     await page.keyboard.press('Tab')
     await page.keyboard.press('Tab')
     await page.screenshot({ path: screenshotPath('checkout-phone-keyboard'), fullPage: true })
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('Pay FJ$15.00')
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toContain('Pay FJ$15.00')
     await page.keyboard.press('Enter')
     await page.waitForURL(`${shop.baseUrl}/thanks**`)
     expect(await statusOf(id)).toBe('succeeded')

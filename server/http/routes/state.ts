@@ -1,11 +1,18 @@
 import { Router } from 'express'
 import { invalidRequest } from '../../../src/errors.js'
-import { emptyBodySchema } from '../../../src/schemas/index.js'
+import {
+  emptyBodySchema,
+  importMerchantStateResponseSchema,
+  merchantStateSchema,
+  resetMerchantStateResponseSchema,
+  stateFileSchema,
+} from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { exportMerchantState, importMerchantState, resetMerchantState } from '../../services/merchant-state.js'
 import { checkState } from '../../state.js'
 import { authenticate, callerOf } from '../auth.js'
 import { handle } from '../handle.js'
+import { declareRoute } from '../openapi-routes.js'
 import { parseWith } from '../validate.js'
 
 /**
@@ -16,22 +23,47 @@ import { parseWith } from '../validate.js'
 export function stateRouter(ctx: ServiceContext): Router {
   const router = Router()
   router.use(authenticate(ctx))
-  router.get(
-    '/',
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/',
+      summary: 'Export the calling merchant\'s own objects, both modes, as a state file',
+      auth: 'secret',
+      query: emptyBodySchema,
+      response: { body: merchantStateSchema },
+    },
     handle(ctx, (req, res) => {
       parseWith(emptyBodySchema, req.query, 'query')
       return { body: exportMerchantState(ctx, callerOf(res)) }
     }),
   )
-  router.post(
-    '/reset',
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/reset',
+      summary: 'Reset the calling merchant to just signed up, keeping its keys, settings and clock',
+      auth: 'secret',
+      body: emptyBodySchema,
+      response: { body: resetMerchantStateResponseSchema },
+    },
     handle(ctx, (req, res) => {
       parseWith(emptyBodySchema, req.body)
       return { body: resetMerchantState(ctx, callerOf(res)) }
     }),
   )
-  router.post(
-    '/import',
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/import',
+      summary: 'Replace the calling merchant\'s objects with those of a state file it exported',
+      auth: 'secret',
+      body: stateFileSchema,
+      response: { body: importMerchantStateResponseSchema },
+      errors: ['id_conflict'],
+    },
     handle(ctx, (req, res) => {
       let state
       try {

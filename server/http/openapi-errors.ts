@@ -1,0 +1,51 @@
+/**
+ * Every error code the HTTP API answers, with its status and when, for the
+ * error responses of /openapi.json (docs/simulator.md, Errors). Route specs
+ * name codes from here, so a misspelt code fails type-checking.
+ */
+const CATALOG = {
+  invalid_request: {
+    status: 400,
+    when: [
+      'a wrong type, an out-of-range value or an unknown field in the body or query string (both are strict), malformed JSON,',
+      'a body that is not a JSON object, a missing or too long Idempotency-Key where the route needs one, or a rule of the route;',
+      '`param` names the field',
+    ].join(' '),
+  },
+  missing_api_key: { status: 401, when: 'no `Authorization` header' },
+  invalid_api_key: { status: 401, when: 'not `Bearer <key>`, or a key that is unknown, revoked or past its rotation overlap' },
+  publishable_key_forbidden: { status: 403, when: 'a publishable key on a route that needs a secret key (`type: "permission_error"`)' },
+  live_key_requires_live_key: { status: 403, when: 'a test key asking for a live key' },
+  test_key_requires_test_key: { status: 403, when: 'a live key asking for a test key' },
+  business_only: { status: 403, when: 'an individual account using what only business accounts have' },
+  not_found: { status: 404, when: 'no such object for this merchant and mode' },
+  method_not_allowed: { status: 405, when: 'a method the path does not take', headers: ['Allow'] },
+  invalid_state: { status: 409, when: 'the object is not in a state that allows this' },
+  idempotency_key_reused: { status: 409, when: 'the Idempotency-Key was used with a different request' },
+  verification_required: { status: 409, when: 'live providers need approved verification' },
+  payment_in_progress: { status: 409, when: 'the customer has started paying' },
+  live_mode_unavailable: { status: 409, when: 'live payments need live providers switched on in Settings' },
+  quote_unavailable_in_live_mode: { status: 409, when: 'a quote with a live key' },
+  payout_schedule_not_manual: { status: 409, when: 'a payout request while the schedule is not manual' },
+  no_balance: { status: 409, when: 'nothing to pay out' },
+  id_conflict: { status: 409, when: 'an imported object has the id of another merchant\'s object' },
+  payload_too_large: { status: 413, when: 'a body over 1 MiB' },
+  rate_limited: { status: 429, when: 'too many Checkout Sessions created with this key this minute', headers: ['Retry-After'] },
+  internal_error: { status: 500, when: 'a bug in the simulator (the stack trace goes to its log, never into the body)' },
+  storage_unavailable: { status: 503, when: 'the change could not be written to disk, so it is not confirmed' },
+} as const satisfies Record<string, ErrorCodeInfo>
+
+export type ErrorCode = keyof typeof CATALOG
+
+export interface ErrorCodeInfo {
+  status: number
+  /** Completes "`code`: …" in the document. */
+  when: string
+  /** Response headers that come with the code, beyond X-Request-Id. */
+  headers?: readonly ResponseHeader[]
+}
+
+export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = CATALOG
+
+/** Response headers the document describes once, in components.headers. */
+export type ResponseHeader = 'X-Request-Id' | 'Idempotent-Replayed' | 'Retry-After' | 'Allow'

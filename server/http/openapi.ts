@@ -1,0 +1,319 @@
+import { Router, type Express } from 'express'
+import { z } from 'zod'
+import * as schemas from '../../src/schemas/index.js'
+import { ERROR_CODES, type ErrorCode, type ResponseHeader } from './openapi-errors.js'
+import {
+  declareRoute,
+  joinPaths,
+  mountedRouters,
+  specsOf,
+  type HttpMethod,
+  type OtherMethodsSpec,
+  type RouteAuth,
+  type RouteSpec,
+} from './openapi-routes.js'
+
+type JsonSchema = z.core.JSONSchema.JSONSchema
+type JsonObject = Record<string, unknown>
+
+export interface OpenApiDocument {
+  openapi: '3.1.0'
+  info: { title: string; version: string; description: string }
+  paths: Record<string, Partial<Record<HttpMethod, JsonObject>>>
+  components: {
+    schemas: Record<string, JsonSchema>
+    responses: Record<string, JsonObject>
+    securitySchemes: JsonObject
+    headers: JsonObject
+  }
+}
+
+const schemaRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` })
+
+/**
+ * Every zod schema src/schemas exports, named after its export:
+ * `createCheckoutSessionRequestSchema` is `CreateCheckoutSessionRequest`.
+ * Exporting a schema is what names it, so no list of names can go stale.
+ */
+function namedSchemas(): Map<z.ZodType, string> {
+  const names = new Map<z.ZodType, string>()
+  for (const [name, value] of Object.entries(schemas)) {
+    if (value instanceof z.ZodType && name.endsWith('Schema')) names.set(value, `${name[0]!.toUpperCase()}${name.slice(1, -'Schema'.length)}`)
+  }
+  return names
+}
+
+/**
+ * The JSON Schema of every named schema, referring to each other by name.
+ * The input side throughout: request bodies and query strings are what the
+ * route parses, and for responses it is what a client may accept, while the
+ * output side would close every response object (additionalProperties
+ * false) against the additive fields the contract allows.
+ */
+function componentSchemas(names: Map<z.ZodType, string>): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>()
+  for (const [schema, id] of names) registry.add(schema, { id })
+  const converted = z.toJSONSchema(registry, { io: 'input', uri: (id) => schemaRef(id).$ref! }).schemas
+  return Object.fromEntries(Object.entries(converted).map(([id, schema]) => [id, withoutDialect(schema)]))
+}
+
+/** OpenAPI 3.1 has its own dialect, and a component's `$id` would change how its `$ref`s resolve. */
+function withoutDialect(schema: JsonSchema): JsonSchema {
+  const { $schema: _dialect, $id: _id, ...rest } = schema
+  return rest
+}
+
+/** A schema built here from catalog values (error codes, header shapes), still through zod. */
+const jsonOf = (schema: z.ZodType): JsonSchema => withoutDialect(z.toJSONSchema(schema, { io: 'input' }))
+
+const RESPONSE_HEADERS: Record<ResponseHeader, { description: string; schema: z.ZodType }> = {
+  'X-Request-Id': { description: 'The request id (`req_…`), also in the log line and the request log.', schema: z.string() },
+  'Idempotent-Replayed': {
+    description: 'Present on a stored answer replayed for a repeated Idempotency-Key.',
+    schema: z.literal('true'),
+  },
+  'Retry-After': { description: 'Seconds until the next one-minute window on the merchant\'s clock.', schema: z.string().regex(/^[0-9]+$/) },
+  Allow: { description: 'The methods the path takes.', schema: z.string() },
+}
+
+const headerRefs = (names: readonly ResponseHeader[]): JsonObject =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]))
+
+/** `Idempotency-Key` as idempotencyKeyOf() (server/http/validate.ts) reads it; the OpenAPI test checks both ends. */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: true,
+  description: 'Makes a retry safe: the same key and request within 24 hours (merchant clock) answers the stored result.',
+  schema: jsonOf(z.string().min(1).max(255)),
+}
+
+const SECURITY: Record<RouteAuth, JsonObject[]> = {
+  none: [],
+  secret: [{ secretKey: [] }],
+  'secret-or-publishable': [{ secretKey: [] }, { publishableKey: [] }],
+}
+
+/** `/v1/invoices/:id/send` → `/v1/invoices/{id}/send`, and the parameter names. */
+function openApiPath(expressPath: string): { path: string; params: string[] } {
+  if (/[*?(){}]/.test(expressPath)) throw new Error(`${expressPath}: only plain segments and :params can be documented.`)
+  const params: string[] = []
+  const path = expressPath.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => {
+    params.push(name)
+    return `{${name}}`
+  })
+  return { path, params }
+}
+
+const pathParameters = (names: readonly string[]): JsonObject[] =>
+  names.map((name) => ({ name, in: 'path', required: true, schema: jsonOf(z.string()) }))
+
+const operationId = (method: string, path: string): string =>
+  method + path.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => `${word[0]!.toUpperCase()}${word.slice(1)}`).join('')
+
+/** The resource a path is about, with or without `/v1`: `api-keys`, `invoices`, `_sim`. */
+const tagOf = (path: string): string => {
+  const [first, second] = path.split('/').filter(Boolean)
+  return (first === 'v1' ? second : first) ?? path
+}
+
+const CATALOG_ORDER = Object.keys(ERROR_CODES) as ErrorCode[]
+
+/** What every route of its kind can answer; the spec adds the route's own codes (docs/openapi.md). */
+function commonErrors(method: HttpMethod, auth: RouteAuth, findsById: boolean, writes: boolean): ErrorCode[] {
+  const codes: ErrorCode[] = ['invalid_request', 'internal_error']
+  if (auth !== 'none') codes.push('missing_api_key', 'invalid_api_key')
+  if (auth === 'secret') codes.push('publishable_key_forbidden')
+  if (findsById) codes.push('not_found')
+  // 413 is listed where a client sends a body; handle() commits every write before answering, hence 503.
+  if (method !== 'get') codes.push('payload_too_large')
+  if (writes) codes.push('storage_unavailable')
+  return codes
+}
+
+/** The error envelope with `code` narrowed to `codes`, all of one status. */
+function errorResponse(codes: readonly ErrorCode[]): JsonObject {
+  const headers = new Set<ResponseHeader>(['X-Request-Id'])
+  for (const code of codes) for (const header of ERROR_CODES[code].headers ?? []) headers.add(header)
+  const narrowed = jsonOf(z.object({ error: z.object({ code: z.enum(codes as [ErrorCode, ...ErrorCode[]]) }) }))
+  return {
+    description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code].when}.`).join('\n\n'),
+    headers: headerRefs([...headers]),
+    content: { 'application/json': { schema: { allOf: [schemaRef('ErrorEnvelope'), narrowed] } } },
+  }
+}
+
+const STATUS_TEXT = { 200: 'OK', 201: 'Created' } as const
+
+class DocumentBuilder {
+  readonly paths: OpenApiDocument['paths'] = {}
+  /** Error responses by their codes joined with `.`: most routes share them, so each is written once. */
+  readonly responses: Record<string, JsonObject> = {}
+  private readonly names = namedSchemas()
+  private readonly jsonSchemas = componentSchemas(this.names)
+
+  private nameOf(schema: z.ZodType, where: string): string {
+    const name = this.names.get(schema)
+    if (!name) throw new Error(`${where}: its schema is not an export of src/schemas; export it there so the document can name it.`)
+    return name
+  }
+
+  private queryParameters(query: z.ZodType, where: string): JsonObject[] {
+    const json = this.jsonSchemas[this.nameOf(query, where)]!
+    const required = new Set(json.required ?? [])
+    return Object.entries(json.properties ?? {}).map(([name, schema]) => ({ name, in: 'query', required: required.has(name), schema }))
+  }
+
+  /** One response per status, each a reference to the shared response for its codes. */
+  private errorResponses(codes: readonly ErrorCode[]): Record<string, JsonObject> {
+    const byStatus = new Map<number, ErrorCode[]>()
+    for (const code of CATALOG_ORDER.filter((known) => codes.includes(known))) {
+      const { status } = ERROR_CODES[code]
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+    }
+    return Object.fromEntries(
+      [...byStatus].map(([status, statusCodes]) => {
+        const name = statusCodes.join('.')
+        this.responses[name] ??= errorResponse(statusCodes)
+        return [String(status), { $ref: `#/components/responses/${name}` }]
+      }),
+    )
+  }
+
+  private pathItem(path: string): Partial<Record<HttpMethod, JsonObject>> {
+    this.paths[path] ??= {}
+    return this.paths[path]
+  }
+
+  addRoute(prefix: string, spec: RouteSpec): void {
+    const { path, params } = openApiPath(joinPaths(prefix, spec.path))
+    const where = `${spec.method.toUpperCase()} ${path}`
+    const parameters = pathParameters(params)
+    if (spec.query) parameters.push(...this.queryParameters(spec.query, where))
+    if (spec.idempotencyKey) parameters.push(IDEMPOTENCY_KEY_PARAMETER)
+    const status = 'body' in spec.response ? (spec.response.status ?? 200) : 200
+    const success =
+      'body' in spec.response
+        ? {
+            description: STATUS_TEXT[status],
+            headers: headerRefs(spec.idempotencyKey ? ['X-Request-Id', 'Idempotent-Replayed'] : ['X-Request-Id']),
+            content: { 'application/json': { schema: schemaRef(this.nameOf(spec.response.body, where)) } },
+          }
+        : { description: spec.response.description, headers: headerRefs(['X-Request-Id']), content: { [spec.response.contentType]: {} } }
+    const errors = [...commonErrors(spec.method, spec.auth, params.length > 0, spec.method !== 'get'), ...(spec.errors ?? [])]
+    this.pathItem(path)[spec.method] = {
+      operationId: operationId(spec.method, path),
+      summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
+      tags: [tagOf(path)],
+      security: SECURITY[spec.auth],
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(spec.body
+        ? {
+            requestBody: {
+              // parseWith() reads a missing body as `{}`, so the body may be left out exactly when `{}` passes.
+              required: !spec.body.safeParse({}).success,
+              content: { 'application/json': { schema: schemaRef(this.nameOf(spec.body, where)) } },
+            },
+          }
+        : {}),
+      responses: { [String(status)]: success, ...this.errorResponses(errors) },
+    }
+  }
+
+  /** After every declared route: the methods `router.all()` catches are those the path does not declare. */
+  addOtherMethods(prefix: string, spec: OtherMethodsSpec): void {
+    const { path, params } = openApiPath(joinPaths(prefix, spec.path))
+    const item = this.pathItem(path)
+    for (const method of ['post', 'put', 'patch', 'delete'] as const) {
+      if (item[method]) continue
+      item[method] = {
+        operationId: operationId(method, path),
+        summary: spec.summary,
+        tags: [tagOf(path)],
+        security: SECURITY[spec.auth],
+        ...(params.length > 0 ? { parameters: pathParameters(params) } : {}),
+        // The catch-all looks nothing up and writes nothing: no 404, no 503.
+        responses: this.errorResponses([...commonErrors(method, spec.auth, false, false), ...spec.errors]),
+      }
+    }
+  }
+
+  /** Only the schemas the paths and responses use, with those they refer to. */
+  usedSchemas(): Record<string, JsonSchema> {
+    const used = new Set<string>()
+    const visit = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(visit)
+      else if (typeof value === 'object' && value !== null) {
+        for (const [key, inner] of Object.entries(value)) {
+          const name = key === '$ref' && typeof inner === 'string' ? /^#\/components\/schemas\/(.+)$/.exec(inner)?.[1] : undefined
+          if (name === undefined) visit(inner)
+          else if (!used.has(name)) {
+            used.add(name)
+            visit(this.jsonSchemas[name])
+          }
+        }
+      }
+    }
+    visit([this.paths, this.responses])
+    return Object.fromEntries([...used].sort().map((name) => [name, this.jsonSchemas[name]!]))
+  }
+}
+
+/** The document for every route declared through declareRoute(), at the paths the app mounts them. */
+export function openApiDocument(app: Express, version: string): OpenApiDocument {
+  const builder = new DocumentBuilder()
+  const routers = mountedRouters(app)
+  for (const { prefix, router } of routers) for (const spec of specsOf(router)) if (spec.method !== 'all') builder.addRoute(prefix, spec)
+  for (const { prefix, router } of routers) for (const spec of specsOf(router)) if (spec.method === 'all') builder.addOtherMethods(prefix, spec)
+  const paths = Object.fromEntries(Object.entries(builder.paths).sort(([a], [b]) => a.localeCompare(b)))
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Bula simulator',
+      version,
+      description: [
+        'The local simulator of the FJD payment service: its API (`/v1/...`, and `/api-keys` and `/webhook-endpoints`',
+        'with or without `/v1`) and the simulator-only surface (`/_sim/...`). Generated from the zod schemas in src/schemas',
+        'and the routes\' specs (docs/openapi.md). The hosted pages (`/pay/...`, `/i/...`) are HTML for customers and are not listed.',
+      ].join(' '),
+    },
+    paths,
+    components: {
+      schemas: builder.usedSchemas(),
+      responses: Object.fromEntries(Object.entries(builder.responses).sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: {
+        secretKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'sk_test_… or sk_live_…',
+          description: 'A secret API key; its mode sets the mode of everything the request makes or reads.',
+        },
+        publishableKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'pk_test_… or pk_live_…',
+          description: 'A publishable key: only creating Checkout Sessions takes it.',
+        },
+      },
+      headers: Object.fromEntries(
+        Object.entries(RESPONSE_HEADERS).map(([name, { description, schema }]) => [name, { description, schema: jsonOf(schema) }]),
+      ),
+    },
+  }
+}
+
+/** `GET /openapi.json`, built on the first request, when every route of the app is in place. */
+export function openApiRouter(app: Express, version: string): Router {
+  const router = Router()
+  let document: OpenApiDocument | undefined
+  declareRoute(
+    router,
+    { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', auth: 'none', response: { body: schemas.openApiDocumentSchema } },
+    (_req, res) => {
+      document ??= openApiDocument(app, version)
+      res.json(document)
+    },
+  )
+  return router
+}
