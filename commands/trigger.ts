@@ -3,7 +3,8 @@ import { BaseCommand } from '../src/cli/base-command.js'
 import { usageError } from '../src/cli/usage.js'
 import { triggerFixturePath, triggerRecipes } from '../src/fixtures/fixture.js'
 import { triggerEvent, type TriggerResult } from '../src/fixtures/trigger.js'
-import { describeObject, eventColumns } from '../src/ui/webhook-fields.js'
+import { describeStepResult } from '../src/fixtures/runner.js'
+import { eventColumns } from '../src/ui/webhook-fields.js'
 
 interface TriggerList {
   data: Array<{ event: string; description: string }>
@@ -58,7 +59,7 @@ export default class Trigger extends BaseCommand<TriggerResult | TriggerList> {
       [
         { header: 'STEP', value: (step) => step.name ?? '-' },
         { header: 'REQUEST', value: (step) => `${step.method} ${step.path}` },
-        { header: 'RESULT', value: (step) => describeResponse(step.response) },
+        { header: 'RESULT', value: describeStepResult },
       ],
       'No steps.',
     )
@@ -69,14 +70,4 @@ export default class Trigger extends BaseCommand<TriggerResult | TriggerList> {
     }
     return result
   }
-}
-
-/** The objects in a step's response: itself, or each object it holds (the pay stand-in answers two). */
-function describeResponse(response: unknown): string {
-  const own = describeObject(response)
-  if (own !== '-' || typeof response !== 'object' || response === null) return own
-  return Object.entries(response)
-    .map(([key, value]) => `${key} ${describeObject(value)}`)
-    .filter((described) => !described.endsWith(' -'))
-    .join(', ')
 }

@@ -46,6 +46,8 @@ import {
   type PayoutList,
   type payoutResponseSchema,
   type UpdateInvoiceRequest,
+  type RequestLogQuery,
+  type requestLogSchema,
 } from '../schemas/index.js'
 
 export type CreateApiKeyResponse = z.infer<typeof createApiKeyResponseSchema>
@@ -53,6 +55,29 @@ export type VerificationResponse = z.infer<typeof verificationResponseSchema>
 export type RejectVerificationRequest = z.infer<typeof rejectVerificationRequestSchema>
 export type PayInvoiceRequest = z.infer<typeof payInvoiceRequestSchema>
 export type PayoutResponse = z.infer<typeof payoutResponseSchema>
+export type RequestLog = z.infer<typeof requestLogSchema>
+
+/**
+ * `GET /_sim/state`: the calling merchant's own objects in both modes, in the
+ * state-file format of `bula serve --import`, plus whose they are.
+ */
+export interface MerchantState {
+  format: 'bula-state'
+  version: 1
+  merchantId: string
+  collections: Record<string, unknown[]>
+}
+
+export interface ResetStateResponse {
+  merchantId: string
+  reset: true
+}
+
+export interface ImportStateResponse {
+  merchantId: string
+  /** How many objects were written. */
+  imported: number
+}
 
 /** `POST /_sim/invoices/{id}/email`: the e-mail as it landed in the outbox. */
 export interface EmailInvoiceResponse {
@@ -319,12 +344,45 @@ export class BulaClient {
   /**
    * Opens `GET /_sim/events/stream`: the merchant's events of the key's mode
    * as Server-Sent Events, from after `lastEventId` when given (so a client
-   * that reconnects misses nothing). Resolves with the body once the
+   * that reconnects misses nothing).
+   */
+  openEventStream(options: { lastEventId?: string; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
+    return this.openSseStream('/_sim/events/stream', options)
+  }
+
+  /**
+   * The merchant's API calls of the key's mode, newest first, matching
+   * `status` (`404` or a class such as `4xx`) and `path` (a prefix). The
+   * simulator keeps the last 1000 per merchant, in memory.
+   */
+  listRequestLog(query: RequestLogQuery = {}): Promise<RequestLog> {
+    return this.request({ method: 'GET', path: '/_sim/logs', query })
+  }
+
+  /**
+   * Opens `GET /_sim/logs/stream`: each API call of the key's merchant and
+   * mode matching `query` as it finishes, one `request` message per call.
+   * Calls made before it opened are not replayed: read them with
+   * listRequestLog().
+   */
+  openRequestLogStream(
+    options: { query?: Pick<RequestLogQuery, 'status' | 'path'>; signal?: AbortSignal } = {},
+  ): Promise<ReadableStream<Uint8Array>> {
+    return this.openSseStream('/_sim/logs/stream', options)
+  }
+
+  /**
+   * Opens a Server-Sent Events route and resolves with the body once the
    * simulator accepted the stream; the body ends when the simulator stops.
    * Uses fetch rather than got, because the body is read as it arrives.
    */
-  async openEventStream(options: { lastEventId?: string; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array>> {
-    const url = `${this.baseUrl}/_sim/events/stream`
+  private async openSseStream(
+    path: string,
+    options: { query?: RequestOptions['query']; lastEventId?: string; signal?: AbortSignal },
+  ): Promise<ReadableStream<Uint8Array>> {
+    const search = new URLSearchParams()
+    for (const [name, value] of Object.entries(definedEntries(options.query) ?? {})) search.set(name, String(value))
+    const url = `${this.baseUrl}${path}${search.size === 0 ? '' : `?${search}`}`
     // Without a key the simulator itself answers missing_api_key.
     const headers: Record<string, string> = { accept: 'text/event-stream', authorization: `Bearer ${this.apiKey ?? ''}` }
     if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId
@@ -347,6 +405,24 @@ export class BulaClient {
     }
     const { code, message, param, type } = envelope.data.error
     throw new ApiError(response.status, code, message, param, type)
+  }
+
+  /** The calling merchant's own objects in both modes (`bula state export`); no API key is in it. */
+  exportState(): Promise<MerchantState> {
+    return this.request({ method: 'GET', path: '/_sim/state' })
+  }
+
+  /**
+   * Deletes every object of the calling merchant in both modes; its
+   * identity, keys, settings, verification and clock stay.
+   */
+  resetState(): Promise<ResetStateResponse> {
+    return this.request({ method: 'POST', path: '/_sim/state/reset' })
+  }
+
+  /** Replaces the calling merchant's objects with those of a state file exported from the same merchant. */
+  importState(state: unknown): Promise<ImportStateResponse> {
+    return this.request({ method: 'POST', path: '/_sim/state/import', body: state })
   }
 
   /** `idempotencyKey` is required: a retry of the same create must send the same key. */

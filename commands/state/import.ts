@@ -1,0 +1,31 @@
+import { Args } from '@oclif/core'
+import { BaseCommand } from '../../src/cli/base-command.js'
+import type { ImportStateResponse } from '../../src/client/bula-client.js'
+import { readStateFile } from '../../src/state/state-file.js'
+
+export default class StateImport extends BaseCommand<ImportStateResponse> {
+  static override summary = 'Replace the key\'s merchant\'s objects with those of a file written by `bula state export`.'
+
+  static override description =
+    'Every object of the merchant in both modes is replaced by the file\'s; the merchant\'s API keys stay as they ' +
+    'are, so the key keeps working, and its clock never goes back. The file must come from the same merchant ' +
+    '(its merchantId) and be at most 1 MiB. A file of a whole simulator (`bula serve --export-on-exit`) is ' +
+    'started with `bula serve --import` instead.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> fixtures/kava-kitchen.json',
+    '<%= config.bin %> <%= command.id %> state.json --json',
+  ]
+
+  static override args = {
+    file: Args.string({ description: 'A state file written by `bula state export`.', required: true }),
+  }
+
+  async run(): Promise<ImportStateResponse> {
+    const { args, flags } = await this.parse(StateImport)
+    const state = await readStateFile(args.file)
+    const imported = await (await this.client(flags)).importState(state)
+    this.log(`Imported ${imported.imported} objects into merchant ${imported.merchantId} from ${args.file}.`)
+    return imported
+  }
+}

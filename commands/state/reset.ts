@@ -1,0 +1,52 @@
+import { Flags } from '@oclif/core'
+import { BaseCommand } from '../../src/cli/base-command.js'
+import { confirm } from '../../src/cli/confirm.js'
+import { usageError } from '../../src/cli/usage.js'
+
+export interface StateResetResult {
+  merchantId: string
+  reset: boolean
+}
+
+export default class StateReset extends BaseCommand<StateResetResult> {
+  static override summary = 'Delete every object of the key\'s merchant, in both modes.'
+
+  static override description =
+    'Checkout Sessions, payments, Invoices, Payouts, webhook endpoints, events, deliveries and e-mails go, and the ' +
+    'balance is zero; the merchant, its API keys, settings, verification and clock stay. --merchant is required: ' +
+    'it is the one scope the API can reset. The whole simulator\'s state belongs to its process: start afresh with ' +
+    '`bula serve --memory` or `bula exec`, or from a file with `--import`. Asks for confirmation on a terminal ' +
+    'unless --yes is given; without a terminal --yes is required.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --merchant',
+    '<%= config.bin %> <%= command.id %> --merchant --yes --json',
+  ]
+
+  static override flags = {
+    merchant: Flags.boolean({ description: 'Reset the key\'s merchant (required: the one scope there is).' }),
+    yes: Flags.boolean({ char: 'y', description: 'Do not ask for confirmation.' }),
+  }
+
+  async run(): Promise<StateResetResult> {
+    const { flags } = await this.parse(StateReset)
+    if (!flags.merchant) {
+      throw usageError(
+        'Add --merchant to reset the key\'s merchant. The whole simulator cannot be reset through its API: its state belongs ' +
+          'to its process. Restart `bula serve --memory`, run under `bula exec`, or start from a file with `--import FILE`.',
+      )
+    }
+    const client = await this.client(flags)
+    if (!flags.yes) {
+      const me = await client.getMe()
+      const question = `Delete every object of ${me.name} (${me.id}) in test and live mode? Keys, settings and the clock stay.`
+      if (!(await confirm(question, '--yes'))) {
+        this.log('Nothing was reset.')
+        return { merchantId: me.id, reset: false }
+      }
+    }
+    const result = await client.resetState()
+    this.log(`Reset merchant ${result.merchantId}: it has no objects left.`)
+    return result
+  }
+}

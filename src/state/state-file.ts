@@ -1,0 +1,30 @@
+import type { MerchantState } from '../client/bula-client.js'
+import { readJsonFile } from '../cli/files.js'
+import { ApiError } from '../errors.js'
+
+/**
+ * Reads a state file for `bula state import`. Only the envelope is checked
+ * here, so that a wrong file is named before anything is sent; the simulator
+ * checks the rest (that it holds this merchant, and only it) and names the
+ * part it refuses.
+ */
+export async function readStateFile(file: string): Promise<MerchantState> {
+  const state = (await readJsonFile(file, 'file')) as Partial<MerchantState> | null
+  if (state?.format !== 'bula-state' || state.version !== 1 || typeof state.collections !== 'object' || state.collections === null) {
+    throw new ApiError(0, 'invalid_file', `${file} is not a bula state file of version 1 (written by \`bula state export\`).`, 'file')
+  }
+  // `bula serve --export-on-exit` writes every merchant, and no merchantId.
+  if (typeof state.merchantId !== 'string') {
+    throw new ApiError(
+      0,
+      'invalid_file',
+      `${file} holds a whole simulator, not one merchant: start a simulator from it with \`bula serve --import ${file}\` or \`bula exec --import ${file}\`.`,
+      'file',
+    )
+  }
+  return state as MerchantState
+}
+
+/** How many objects a state file holds, over every collection. */
+export const countObjects = (state: MerchantState): number =>
+  Object.values(state.collections).reduce((total, objects) => total + objects.length, 0)

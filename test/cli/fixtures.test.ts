@@ -1,0 +1,224 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eventListSchema, type CheckoutSession } from '../../src/schemas/index.js'
+import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
+
+const server = useServe()
+
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'bula-fixtures-cli-'))
+})
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
+async function fixtureFile(name: string, fixture: unknown): Promise<string> {
+  const file = path.join(dir, name)
+  await writeFile(file, JSON.stringify(fixture, null, 2))
+  return file
+}
+
+interface RunOutput {
+  fixtures: Array<{ file: string; results: Record<string, any> }> // eslint-disable-line @typescript-eslint/no-explicit-any -- whatever the simulator answered
+}
+
+/** Pays a session, refers to it, refuses a second pay as expected. */
+const CHECKOUT = {
+  description: 'An order paid by M-PAiSA; paying twice is refused.',
+  steps: [
+    {
+      name: 'session',
+      method: 'POST',
+      path: '/v1/checkout-sessions',
+      idempotencyKey: true,
+      body: { amount: 2500, currency: 'FJD', metadata: { order_id: '${env:ORDER_ID}' } },
+    },
+    { name: 'payment', method: 'POST', path: '/_sim/checkout-sessions/${session:id}/pay', body: { outcome: 'succeeded', provider: 'mpaisa' } },
+    {
+      name: 'second_payment',
+      method: 'POST',
+      path: '/_sim/checkout-sessions/${payment:checkoutSession.id}/pay',
+      body: { outcome: 'succeeded' },
+      expect: { status: 409, code: 'invalid_state' },
+    },
+    { name: 'paid', method: 'GET', path: '/v1/checkout-sessions/${session:id}' },
+  ],
+}
+
+/** The event types of the merchant's log, oldest first. */
+async function eventTypes(merchant: TestMerchant): Promise<string[]> {
+  const result = await runCli(['events', 'list', '--limit', '100', '--json'], { env: merchant.env })
+  return eventListSchema.parse(parseJsonOutput(result)).data.map((event) => event.type).reverse()
+}
+
+describe('bula fixtures run', () => {
+  it('runs the steps with references, environment variables and an expected error, and prints the named results', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const file = await fixtureFile('checkout.json', CHECKOUT)
+    const result = await runCli(['fixtures', 'run', file, '--json'], { env: { ...merchant.env, ORDER_ID: 'A-17' } })
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0)
+    const { fixtures } = parseJsonOutput<RunOutput>(result)
+    expect(fixtures.map((fixture) => fixture.file)).toEqual([file])
+    const { session, payment, second_payment: second, paid } = fixtures[0]!.results
+    expect(session).toMatchObject({ amount: 2500, metadata: { order_id: 'A-17' }, status: 'pending' })
+    expect(payment.paymentIntent).toMatchObject({ provider: 'mpaisa', status: 'succeeded' })
+    expect(second).toEqual({ error: { code: 'invalid_state', message: expect.stringContaining('already succeeded') } })
+    expect((paid as CheckoutSession).status).toBe('succeeded')
+    expect(await eventTypes(merchant)).toEqual(['payment.processing', 'payment.succeeded', 'checkout_session.succeeded'])
+
+    const human = await runCli(['fixtures', 'run', file], { env: { ...merchant.env, ORDER_ID: 'A-18' } })
+    expect(human.exitCode, human.stderr).toBe(0)
+    expect(human.stdout).toMatch(/^second_payment\s+POST \/_sim\/checkout-sessions\/cs_\S+\/pay\s+409 invalid_state \(expected\)$/m)
+    expect(human.stdout).toMatch(/^Ran 4 steps of 1 file\.$/m)
+  })
+
+  it('writes the named results with --out, replacing the last run\'s', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const file = await fixtureFile('out.json', CHECKOUT)
+    const out = path.join(dir, 'results.json')
+    await writeFile(out, 'the last run')
+    const result = await runCli(['fixtures', 'run', file, file, '--out', out], { env: { ...merchant.env, ORDER_ID: 'B-1' } })
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toContain(`Ran 8 steps of 2 files; named results in ${out}.`)
+    const written = JSON.parse(await readFile(out, 'utf8')) as RunOutput
+    expect(written.fixtures.map((fixture) => Object.keys(fixture.results))).toEqual([
+      ['session', 'payment', 'second_payment', 'paid'],
+      ['session', 'payment', 'second_payment', 'paid'],
+    ])
+    // Each file ran on its own: two sessions.
+    expect(written.fixtures[0]!.results.session.id).not.toBe(written.fixtures[1]!.results.session.id)
+  })
+
+  it('stops at the first unexpected result, naming the file, the step, what was expected and what came', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const failing = await fixtureFile('failing.json', {
+      steps: [
+        ...CHECKOUT.steps.slice(0, 2),
+        { name: 'cancel', method: 'POST', path: '/v1/checkout-sessions/${session:id}/cancel', expect: { code: 'payment_in_progress' } },
+        { name: 'never', method: 'POST', path: '/v1/checkout-sessions', idempotencyKey: true, body: { amount: 100, currency: 'FJD' } },
+      ],
+    })
+    const result = await runCli(['fixtures', 'run', failing], { env: { ...merchant.env, ORDER_ID: 'C-1' } })
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^fixture_failed: ${failing.replace(/[.\\]/g, '\\$&')}: Step 3 "cancel" \\(POST /v1/checkout-sessions/cs_\\S+/cancel\\): expected the error payment_in_progress, got 409 invalid_state: .+$`,
+        'm',
+      ),
+    )
+    // Nothing ran after the failing step.
+    const sessions = parseJsonOutput<{ data: unknown[] }>(await runCli(['sessions', 'list', '--json'], { env: merchant.env }))
+    expect(sessions.data).toHaveLength(1)
+
+    const json = await runCli(['fixtures', 'run', failing, '--json'], { env: { ...merchant.env, ORDER_ID: 'C-2' } })
+    expect(json.exitCode).toBe(1)
+    expect(parseJsonOutput(json)).toMatchObject({ error: { code: 'fixture_failed', message: expect.stringContaining('Step 3 "cancel"') } })
+  })
+
+  it('keeps the simulator\'s code when a step fails unexpectedly, and checks every file before sending anything', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const refused = await fixtureFile('refused.json', { steps: [{ name: 'tiny', method: 'POST', path: '/v1/checkout-sessions', idempotencyKey: true, body: { amount: 0, currency: 'FJD' } }] })
+    const result = await runCli(['fixtures', 'run', refused], { env: merchant.env })
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toContain(`invalid_request: ${refused}: Step 1 "tiny" (POST /v1/checkout-sessions) failed:`)
+
+    const unset = await runCli(['fixtures', 'run', await fixtureFile('fine.json', { steps: [{ method: 'POST', path: '/v1/checkout-sessions', idempotencyKey: true, body: { amount: 100, currency: 'FJD' } }] }), await fixtureFile('unset.json', CHECKOUT)], {
+      env: merchant.env,
+    })
+    expect(unset.exitCode).toBe(1)
+    expect(unset.stderr).toContain('unset.json: Step 1 "session": ${env:ORDER_ID}: the environment variable ORDER_ID is not set.')
+    expect(await eventTypes(merchant)).toEqual([])
+    const sessions = parseJsonOutput<{ data: unknown[] }>(await runCli(['sessions', 'list', '--json'], { env: merchant.env }))
+    expect(sessions.data).toEqual([])
+
+    const missing = await runCli(['fixtures', 'run'], { env: merchant.env })
+    expect(missing.exitCode).toBe(2)
+  })
+})
+
+describe('bula events export --as-fixture', () => {
+  /** Activity of every kind the exporter reproduces, through the CLI as a merchant would. */
+  async function recordActivity(merchant: TestMerchant): Promise<void> {
+    const cli = async (...args: string[]) => {
+      const result = await runCli([...args, '--json'], { env: merchant.env })
+      expect(result.exitCode, `${args.join(' ')}: ${result.stdout}${result.stderr}`).toBe(0)
+      return parseJsonOutput<any>(result) // eslint-disable-line @typescript-eslint/no-explicit-any -- each command's own JSON
+    }
+    // Nothing listens on port 9: the endpoint stays pending, and the events are logged all the same.
+    const endpoint = (await cli('webhooks', 'create', '--url', 'http://127.0.0.1:9/hooks')).endpoint
+    const processing = await cli('sessions', 'create', '--amount', '15', '--metadata', 'order_id=1')
+    const quoted = await cli('sessions', 'create', '--quote', '10USD', '--success-url', 'https://kai.fj/ok', '--cancel-url', 'https://kai.fj/cart')
+    await cli('sessions', 'pay', processing.id, '--outcome', 'processing', '--provider', 'mpaisa')
+    await cli('sessions', 'pay', quoted.id, '--outcome', 'failed', '--provider', 'mycash')
+    await cli('sessions', 'pay', processing.id, '--outcome', 'succeeded')
+    await cli('trigger', 'checkout_session.cancelled')
+    const invoice = await cli('invoices', 'create', '--customer', 'Nadi Hotel', '--item', 'Mats:3:25', '--tax', 'VAT:15', '--due', '2026-12-31')
+    await cli('invoices', 'send', String(invoice.id))
+    await cli('invoices', 'pay', String(invoice.id), '--outcome', 'failed')
+    await cli('invoices', 'pay', String(invoice.id), '--provider', 'mpaisa')
+    await cli('settings', 'set', '--payout-schedule', 'manual')
+    await cli('payouts', 'request')
+    await cli('webhooks', 'rotate', endpoint.id)
+  }
+
+  it('replays recorded activity on a fresh merchant: the same event types in the same order', async () => {
+    const recorded = await signupMerchant(server().baseUrl)
+    await recordActivity(recorded)
+    const original = await eventTypes(recorded)
+    expect(new Set(original)).toEqual(
+      new Set([
+        'webhook.verified',
+        'payment.processing',
+        'payment.succeeded',
+        'payment.failed',
+        'checkout_session.succeeded',
+        'checkout_session.failed',
+        'checkout_session.cancelled',
+        'disbursement.sent',
+      ]),
+    )
+
+    const file = path.join(dir, 'recorded.json')
+    const exported = await runCli(['events', 'export', '--as-fixture', '--out', file, '--json'], { env: recorded.env })
+    expect(exported.exitCode, exported.stdout + exported.stderr).toBe(0)
+    expect(parseJsonOutput(exported)).toMatchObject({ file, events: original.length, skipped: [] })
+
+    const fresh = await signupMerchant(server().baseUrl)
+    const replayed = await runCli(['fixtures', 'run', file], { env: fresh.env })
+    expect(replayed.exitCode, replayed.stdout + replayed.stderr).toBe(0)
+    expect(await eventTypes(fresh)).toEqual(original)
+
+    // The fixture is readable: steps say what they make.
+    const fixture = JSON.parse(await readFile(file, 'utf8')) as { description: string; steps: Array<{ description?: string }> }
+    expect(fixture.description).toContain(`${recorded.merchantId}) that made ${original.length} events`)
+    expect(fixture.steps.every((step) => typeof step.description === 'string')).toBe(true)
+  })
+
+  it('prints the fixture without --out, exports the newest events with --limit, and keeps an existing file', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    for (const type of ['checkout_session.succeeded', 'checkout_session.cancelled']) {
+      expect((await runCli(['trigger', type], { env: merchant.env })).exitCode).toBe(0)
+    }
+    const printed = await runCli(['events', 'export', '--as-fixture', '--limit', '1'], { env: merchant.env })
+    expect(printed.exitCode, printed.stderr).toBe(0)
+    const fixture = JSON.parse(printed.stdout) as { steps: Array<{ method: string; path: string }> }
+    expect(fixture.steps.map((step) => `${step.method} ${step.path}`)).toEqual(['POST /v1/checkout-sessions', 'POST /v1/checkout-sessions/${session_1:id}/cancel'])
+
+    const file = await fixtureFile('kept.json', { steps: [] })
+    const kept = await runCli(['events', 'export', '--as-fixture', '--out', file], { env: merchant.env })
+    expect(kept.exitCode).toBe(1)
+    expect(kept.stderr).toContain(`file_exists: ${file} exists: add --force to overwrite it. (param: out)`)
+    const forced = await runCli(['events', 'export', '--as-fixture', '--out', file, '--force'], { env: merchant.env })
+    expect(forced.exitCode, forced.stderr).toBe(0)
+    expect(forced.stdout).toMatch(/^Wrote 4 steps remaking 4 of 4 events to .+kept\.json\.$/m)
+  })
+
+  it('says so when there is nothing to export, and needs --as-fixture', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const empty = await runCli(['events', 'export', '--as-fixture'], { env: merchant.env })
+    expect(empty.exitCode).toBe(1)
+    expect(empty.stderr).toContain('nothing_to_export: Nothing to export: in test mode no events are recorded.')
+    expect((await runCli(['events', 'export'], { env: merchant.env })).exitCode).toBe(2)
+  })
+})

@@ -1,0 +1,167 @@
+import { execa } from 'execa'
+import { spawnSync } from 'node:child_process'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BulaClient } from '../../src/client/bula-client.js'
+import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
+import { BIN } from '../helpers/serve-process.js'
+
+const server = useServe()
+
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'bula-state-cli-'))
+})
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
+const api = (merchant: TestMerchant) => new BulaClient({ baseUrl: merchant.env.BULA_BASE_URL, apiKey: merchant.secret })
+
+/** A merchant with one of everything: an endpoint, paid, failed, cancelled and pending sessions, a paid Invoice, a Payout. */
+async function busyMerchant(): Promise<TestMerchant> {
+  const merchant = await signupMerchant(server().baseUrl)
+  const client = api(merchant)
+  await client.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks' })
+  await client.updateSettings({ payoutSchedule: 'manual', displayName: 'Busy Bula' })
+  for (const outcome of ['succeeded', 'failed'] as const) {
+    const session = await client.createCheckoutSession({ amount: 1500, currency: 'FJD', metadata: { outcome } }, `pay-${outcome}`)
+    await client.payCheckoutSession(session.id, { outcome, provider: 'mpaisa' })
+  }
+  await client.cancelCheckoutSession((await client.createCheckoutSession({ amount: 200, currency: 'FJD' }, 'cancelled')).id)
+  await client.createCheckoutSession({ amount: 300, currency: 'FJD' }, 'pending')
+  const invoice = await client.createInvoice({ customerName: 'Nadi Hotel', dueDate: '2026-12-31', items: [{ description: 'Mats', quantity: 3, unitPrice: 2500 }] }, 'invoice')
+  await client.sendInvoice(invoice.id, 'send')
+  await client.payInvoice(invoice.id, { outcome: 'succeeded' })
+  await client.requestPayout()
+  await client.createCheckoutSession({ amount: 400, currency: 'FJD' }, 'after-payout')
+  return merchant
+}
+
+/** Everything the merchant can read through the API and the stand-in. */
+async function apiView(merchant: TestMerchant) {
+  const client = api(merchant)
+  const events = await client.listEventsAfter(undefined)
+  return {
+    me: await client.getMe(),
+    settings: await client.getSettings(),
+    sessions: await client.listAllCheckoutSessions({ limit: 100 }),
+    invoices: await client.listAllInvoices({ limit: 100 }),
+    payouts: await client.listAllPayouts({ limit: 100 }),
+    endpoints: await client.listWebhookEndpoints(),
+    events,
+    deliveries: await Promise.all(events.map((event) => client.getEvent(event.event_id))),
+    emails: await client.request({ method: 'GET', path: '/_sim/emails' }),
+  }
+}
+
+describe('bula state', () => {
+  it('round-trips the merchant through export, reset and import: the API shows the same before and after', async () => {
+    const merchant = await busyMerchant()
+    const before = await apiView(merchant)
+    expect(before.sessions.data).toHaveLength(6)
+    expect(before.payouts.data).toHaveLength(1)
+
+    const file = path.join(dir, 'busy.json')
+    const exported = await runCli(['state', 'export', file, '--json'], { env: merchant.env })
+    expect(exported.exitCode, exported.stdout + exported.stderr).toBe(0)
+    const { objects } = parseJsonOutput<{ file: string; merchantId: string; objects: number }>(exported)
+    const text = await readFile(file, 'utf8')
+    const state = JSON.parse(text) as { format: string; merchantId: string; collections: Record<string, unknown[]> }
+    expect(state).toMatchObject({ format: 'bula-state', version: 1, merchantId: merchant.merchantId })
+    expect(objects).toBe(Object.values(state.collections).flat().length)
+    // Pretty, readable JSON, without a key in plain text.
+    expect(text).toBe(`${JSON.stringify(state, null, 2)}\n`)
+    expect(text).not.toContain(merchant.secret)
+    expect(text).not.toMatch(/sk_(test|live)_[A-Za-z0-9]{32}/)
+
+    const reset = await runCli(['state', 'reset', '--merchant', '--yes'], { env: merchant.env })
+    expect(reset.exitCode, reset.stderr).toBe(0)
+    expect(reset.stdout).toContain(`Reset merchant ${merchant.merchantId}: it has no objects left.`)
+    const empty = await apiView(merchant)
+    expect(empty.sessions.data).toEqual([])
+    expect(empty.invoices.data).toEqual([])
+    expect(empty.events).toEqual([])
+    expect(empty.me.balance).toBe(0)
+    // The key doing it, and the settings, stay.
+    expect(empty.settings.displayName).toBe('Busy Bula')
+
+    const imported = await runCli(['state', 'import', file, '--json'], { env: merchant.env })
+    expect(imported.exitCode, imported.stdout + imported.stderr).toBe(0)
+    expect(parseJsonOutput(imported)).toMatchObject({ merchantId: merchant.merchantId, imported: expect.any(Number) })
+    expect(await apiView(merchant)).toEqual(before)
+  })
+
+  it('keeps an existing file unless --force', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const file = path.join(dir, 'kept.json')
+    await writeFile(file, 'mine')
+    const kept = await runCli(['state', 'export', file], { env: merchant.env })
+    expect(kept.exitCode).toBe(1)
+    expect(kept.stderr).toContain(`file_exists: ${file} exists: add --force to overwrite it. (param: file)`)
+    expect(await readFile(file, 'utf8')).toBe('mine')
+    const forced = await runCli(['state', 'export', file, '--force'], { env: merchant.env })
+    expect(forced.exitCode, forced.stderr).toBe(0)
+    expect(forced.stdout).toMatch(new RegExp(`^Wrote \\d+ objects of merchant ${merchant.merchantId} to .+kept\\.json\\.$`))
+    // Readable by the team: it holds no plain-text key.
+    expect((await stat(file)).mode & 0o044).toBe(0o044)
+  })
+
+  it('refuses a file that is not this merchant\'s state, naming what is wrong', async () => {
+    const owner = await busyMerchant()
+    const other = await signupMerchant(server().baseUrl)
+    const file = path.join(dir, 'owner.json')
+    expect((await runCli(['state', 'export', file], { env: owner.env })).exitCode).toBe(0)
+    const foreign = await runCli(['state', 'import', file], { env: other.env })
+    expect(foreign.exitCode).toBe(1)
+    expect(foreign.stderr).toMatch(/^invalid_request: .+ \(param: collections\.merchants\)$/m)
+
+    const whole = path.join(dir, 'whole.json')
+    await writeFile(whole, JSON.stringify({ format: 'bula-state', version: 1, collections: { merchants: [] } }))
+    const wholeResult = await runCli(['state', 'import', whole], { env: other.env })
+    expect(wholeResult.exitCode).toBe(1)
+    expect(wholeResult.stderr).toContain(`invalid_file: ${whole} holds a whole simulator, not one merchant: start a simulator from it with \`bula serve --import ${whole}\``)
+
+    const junk = path.join(dir, 'junk.json')
+    await writeFile(junk, '{"hello": ')
+    expect((await runCli(['state', 'import', junk], { env: other.env })).stderr).toMatch(/^invalid_file: .+junk\.json is not JSON/m)
+    await writeFile(junk, '{"hello": "world"}')
+    expect((await runCli(['state', 'import', junk], { env: other.env })).stderr).toContain('is not a bula state file of version 1')
+    // The owner's objects were not touched.
+    expect((await api(owner).listCheckoutSessions()).data).toHaveLength(6)
+  })
+
+  it('resets only with --merchant, and only when confirmed', async () => {
+    const merchant = await busyMerchant()
+    const whole = await runCli(['state', 'reset', '--yes'], { env: merchant.env })
+    expect(whole.exitCode).toBe(2)
+    expect(whole.stderr.replace(/\s*›\s*/g, ' ')).toContain('The whole simulator cannot be reset through its API')
+    const noTerminal = await runCli(['state', 'reset', '--merchant', '--json'], { env: merchant.env })
+    expect(noTerminal.exitCode).toBe(2)
+    expect(parseJsonOutput(noTerminal)).toMatchObject({ error: { code: 'invalid_usage', message: 'No terminal to confirm on: add --yes to go ahead.' } })
+    expect((await api(merchant).listCheckoutSessions()).data).toHaveLength(6)
+  })
+
+  const hasScript = spawnSync('script', ['--version']).status === 0
+
+  it.skipIf(!hasScript)('asks on a terminal, and resets only on yes', async () => {
+    const merchant = await busyMerchant()
+    // script(1) gives the command a terminal and types the answer into it.
+    const onTerminal = (answer: string) =>
+      execa('script', ['-qec', `node ${BIN} state reset --merchant`, '/dev/null'], {
+        env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), NO_COLOR: '1' },
+        input: `${answer}\n`,
+        reject: false,
+      })
+    const declined = await onTerminal('n')
+    expect(declined.exitCode).toBe(0)
+    expect(declined.stdout).toContain(`Delete every object of CLI business (${merchant.merchantId}) in test and live mode?`)
+    expect(declined.stdout).toContain('Nothing was reset.')
+    expect((await api(merchant).listCheckoutSessions()).data).toHaveLength(6)
+
+    const confirmed = await onTerminal('y')
+    expect(confirmed.exitCode).toBe(0)
+    expect(confirmed.stdout).toContain(`Reset merchant ${merchant.merchantId}`)
+    expect((await api(merchant).listCheckoutSessions()).data).toEqual([])
+  })
+})

@@ -1,0 +1,31 @@
+import { readdir } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../server/start.js'
+import { BulaClient } from '../../src/client/bula-client.js'
+import { runFixtureFiles } from '../../src/fixtures/runner.js'
+import { packageRoot } from '../../src/package-root.js'
+import { signupMerchant, startTestServer } from '../helpers/http.js'
+
+const EXAMPLES = path.join(packageRoot(), 'templates', 'fixtures', 'examples')
+
+let server: RunningServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(() => server.close())
+
+describe('the example fixtures docs/fixtures.md shows', () => {
+  it('run green on a fresh business merchant, with what each one shows', async () => {
+    const files = (await readdir(EXAMPLES)).sort().map((file) => path.join(EXAMPLES, file))
+    expect(files.map((file) => path.basename(file))).toEqual(['checkout.json', 'idempotency.json', 'invoice.json'])
+    const { keys } = await signupMerchant(server.baseUrl)
+    const client = new BulaClient({ baseUrl: server.baseUrl, apiKey: keys.secret })
+    const [checkout, idempotency, invoice] = await runFixtureFiles(files, { client, env: { ORDER_ID: '1234' } })
+
+    expect(checkout!.results.session).toMatchObject({ amount: 4550, metadata: { order_id: '1234', attempt: '2' } })
+    expect(checkout!.results.balance).toMatchObject({ balance: 4550 })
+    expect(idempotency!.results.retried).toEqual(idempotency!.results.created)
+    expect(invoice!.results.paid).toMatchObject({ status: 'paid', total: 29325, number: expect.stringMatching(/^INV-\d{4}$/) })
+  })
+})
