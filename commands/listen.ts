@@ -57,8 +57,9 @@ export default class Listen extends BaseCommand<{ secret: string } | undefined> 
 
     const stopped = new AbortController()
     const stop = (): void => stopped.abort()
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
+    // `on`, not `once`: ink's exit hook re-raises a signal that has no listener left.
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
     try {
       await listen({
         client,

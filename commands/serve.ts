@@ -33,9 +33,11 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve)
     const { startServer, StartError } = await import('../server/start.js')
-    const log = (line: string): void => {
+    // Log lines go to stderr, or onto the status board once it is up.
+    let showLine = (line: string): void => {
       process.stderr.write(`${line}\n`)
     }
+    const log = (line: string): void => showLine(line)
     let server: Awaited<ReturnType<typeof startServer>>
     try {
       server = await startServer({
@@ -61,8 +63,16 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
           process.exit(1)
         })
       }
-      process.once('SIGINT', () => stop('SIGINT'))
-      process.once('SIGTERM', () => stop('SIGTERM'))
+      // `on`, not `once`: ink's exit hook re-raises a signal that has no other listener left,
+      // which would kill the process before the data is saved. A second signal changes nothing.
+      let stopping = false
+      const onSignal = (signal: string): void => {
+        if (stopping) return
+        stopping = true
+        stop(signal)
+      }
+      process.on('SIGINT', () => onSignal('SIGINT'))
+      process.on('SIGTERM', () => onSignal('SIGTERM'))
     })
 
     let profileSaved = false
@@ -76,10 +86,20 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       profileSaved = true
     }
 
+    const info = { baseUrl: server.baseUrl, version: server.version, dataFile: server.dataFile, demo: server.demo, profileSaved }
+    // The board is for a person at a terminal; CI logs and --json get plain lines.
+    if (!flags.json && process.stdout.isTTY && !process.env.CI) {
+      const { default: chalk } = await import('chalk')
+      const { startServeBoard } = await import('../src/ui/serve-board.js')
+      const board = startServeBoard(info, server.ctx.eventBus, chalk)
+      showLine = board.log
+      await stopped
+      await board.close()
+      return
+    }
+
     if (flags.json) {
-      process.stdout.write(
-        `${JSON.stringify({ event: 'ready', baseUrl: server.baseUrl, version: server.version, dataFile: server.dataFile, demo: server.demo, profileSaved })}\n`,
-      )
+      process.stdout.write(`${JSON.stringify({ event: 'ready', ...info })}\n`)
     } else {
       const chalk = (await import('chalk')).default
       this.log(`${chalk.bold('Bula')} ${server.version} simulator ready at ${chalk.cyan(server.baseUrl)}`)

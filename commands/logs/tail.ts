@@ -35,8 +35,9 @@ export default class LogsTail extends BaseCommand<undefined> {
     const reporter = this.jsonEnabled() ? jsonLinesTailReporter(write) : plainTailReporter(write, this.colors)
     const stopped = new AbortController()
     const stop = (): void => stopped.abort()
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
+    // `on`, not `once`: ink's exit hook re-raises a signal that has no listener left.
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
     try {
       if (flags.follow && !this.jsonEnabled()) ux.stderr('Following the request log; Ctrl-C stops.')
       await tailRequestLog({

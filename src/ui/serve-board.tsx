@@ -1,0 +1,134 @@
+import type { ChalkInstance } from 'chalk'
+import type { EventEmitter } from 'node:events'
+import { Box, render, Static, Text } from 'ink'
+import { useSyncExternalStore } from 'react'
+
+export interface ServeBoardInfo {
+  baseUrl: string
+  version: string
+  dataFile: string | null
+  demo: { [tier in 'business' | 'individual']?: { name: string; secret: string; publishable: string } } | null
+  profileSaved: boolean
+}
+
+/** An event as the bus carries it (server/events/payload.ts), as far as the board shows it. */
+interface EventEntry {
+  id: string
+  type: string
+  mode: string
+  merchantId: string
+}
+
+type Line = { key: string; text: string }
+
+interface BoardState {
+  lines: Line[]
+  requests: number
+  errors: number
+  events: number
+}
+
+/** The request log line of server/http/app.ts: `METHOD path status latency request-id`. */
+const REQUEST_LINE = /^([A-Z]+) (\S+) (\d{3}) (\S+) (req_\S+)$/
+
+/** Replaced whole on each change so React sees every update. */
+class BoardStore {
+  private state: BoardState = { lines: [], requests: 0, errors: 0, events: 0 }
+  private readonly listeners = new Set<() => void>()
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+  readonly snapshot = (): BoardState => this.state
+  update(change: (state: BoardState) => Partial<BoardState>): void {
+    this.state = { ...this.state, ...change(this.state) }
+    for (const listener of this.listeners) listener()
+  }
+}
+
+const clock = (): string => new Date().toLocaleTimeString('en-GB', { hour12: false })
+const shortId = (id: string): string => id.slice(0, 9)
+
+function Header({ info, colors }: { info: ServeBoardInfo; colors: ChalkInstance }) {
+  const demo = Object.entries(info.demo ?? {})
+  return (
+    <Box flexDirection="column" borderStyle="round" paddingX={1} marginBottom={1}>
+      <Text>
+        {colors.bold('Bula')} {info.version} simulator at {colors.cyan(info.baseUrl)}
+      </Text>
+      <Text>Data: {info.dataFile ?? 'in memory (nothing is saved)'}</Text>
+      {demo.length > 0 ? (
+        <Text>{`Demo test keys (shown only now${info.profileSaved ? '; saved in CLI profile "default"' : ''}):`}</Text>
+      ) : (
+        <Text>{colors.dim('Demo keys were shown when this data file was created; the CLI profile keeps them.')}</Text>
+      )}
+      {demo.map(([tier, keys]) => (
+        <Text key={tier}>
+          {`  ${keys.name} (${tier}): `}
+          {colors.green(keys.secret)} {colors.dim(keys.publishable)}
+        </Text>
+      ))}
+      <Text>{colors.dim('Dashboard stand-in under /_sim · OpenAPI at /openapi.json')}</Text>
+    </Box>
+  )
+}
+
+function Board({ store, info, colors }: { store: BoardStore; info: ServeBoardInfo; colors: ChalkInstance }) {
+  const state = useSyncExternalStore(store.subscribe, store.snapshot)
+  return (
+    <>
+      <Static items={[{ key: 'header' }, ...state.lines]}>
+        {(line) => (line.key === 'header' ? <Header key="header" info={info} colors={colors} /> : <Text key={line.key}>{(line as Line).text}</Text>)}
+      </Static>
+      <Text>{colors.dim(`${state.requests} requests (${state.errors} errors) · ${state.events} events · Ctrl-C to stop`)}</Text>
+    </>
+  )
+}
+
+export interface ServeBoard {
+  /** A line of the server's log: a request (shown as a row) or a notice. */
+  log(line: string): void
+  close(): Promise<void>
+}
+
+/**
+ * The status board of `bula serve` on a terminal: base URL and demo keys,
+ * then the live request log and the events as they happen.
+ */
+export function startServeBoard(info: ServeBoardInfo, bus: EventEmitter, colors: ChalkInstance): ServeBoard {
+  const store = new BoardStore()
+  let sequence = 0
+  const append = (text: string, change: (state: BoardState) => Partial<BoardState> = () => ({})): void =>
+    store.update((state) => ({ ...change(state), lines: [...state.lines, { key: String(sequence++), text }] }))
+  const statusColour = (status: number): string =>
+    status >= 500 ? colors.red(String(status)) : status >= 400 ? colors.yellow(String(status)) : colors.green(String(status))
+  /** Every request (hosted pages and signups too) comes through the server's log lines; other lines are notices. */
+  const onLogLine = (line: string): void => {
+    const request = REQUEST_LINE.exec(line)
+    if (!request) {
+      append(`${colors.dim(clock())} ${colors.yellow(line)}`)
+      return
+    }
+    const [, method, path, status, latency, requestId] = request
+    const code = Number(status)
+    append(`${colors.dim(clock())} ${method!.padEnd(6)} ${path} ${statusColour(code)} ${colors.dim(`${latency} ${requestId}`)}`, (state) => ({
+      requests: state.requests + 1,
+      errors: state.errors + (code >= 400 ? 1 : 0),
+    }))
+  }
+  const onEvent = (event: EventEntry): void =>
+    append(`${colors.dim(clock())} ${colors.magenta('event')}  ${event.type} ${colors.dim(`${event.id} ${event.mode} ${shortId(event.merchantId)}`)}`, (state) => ({
+      events: state.events + 1,
+    }))
+  bus.on('event', onEvent)
+  // Ctrl-C stops the simulator gracefully (the command's handler), not ink.
+  const instance = render(<Board store={store} info={info} colors={colors} />, { exitOnCtrlC: false, patchConsole: false })
+  return {
+    log: onLogLine,
+    close: async () => {
+      bus.off('event', onEvent)
+      instance.unmount()
+      await instance.waitUntilExit()
+    },
+  }
+}
