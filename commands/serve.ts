@@ -88,7 +88,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
 
     const info = { baseUrl: server.baseUrl, version: server.version, dataFile: server.dataFile, demo: server.demo, profileSaved }
     // The board is for a person at a terminal; CI logs and --json get plain lines.
-    if (!flags.json && process.stdout.isTTY && !process.env.CI) {
+    if (!flags.json && process.stdout.isTTY && process.stdout.columns > 0 && !process.env.CI) {
       const { default: chalk } = await import('chalk')
       const { startServeBoard } = await import('../src/ui/serve-board.js')
       const board = startServeBoard(info, server.ctx.eventBus, chalk)

@@ -55,7 +55,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const host = options.host ?? '127.0.0.1'
   const version = bulaVersion()
-  const { store, fresh } = await openStore<Collections>({
+  const { store } = await openStore<Collections>({
     file: options.dataFile,
     collections: COLLECTION_NAMES,
     indexes: INDEXES,
@@ -75,8 +75,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   registerCheckoutJobs(ctx)
   registerDeliveryJobs(ctx)
   registerPayoutJobs(ctx)
-  const demo = fresh && !options.importFile ? seedDemoMerchants(ctx) : null
-  await store.commit()
+  if (options.importFile) await store.commit()
 
   const app = createApp({ ctx, version, log, logRequests: options.logRequests ?? true })
   const server: Server = app.listen(options.port ?? 4111, host)
@@ -93,6 +92,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const { port } = server.address() as AddressInfo
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
   ctx.urls.base = baseUrl
+  // Seeded only once the port is ours, into data with no merchant yet: a start that failed to listen
+  // leaves an empty data file, and the next start must still show the demo keys.
+  const demo = store.size('merchants') === 0 && !options.importFile ? seedDemoMerchants(ctx) : null
+  await store.commit()
   ctx.clock.start()
 
   let closing: Promise<void> | undefined

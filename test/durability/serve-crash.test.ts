@@ -85,15 +85,20 @@ describe('bula serve durability', () => {
     expect(await readFile(dataFile, 'utf8')).toBe(content)
   })
 
-  it('says clearly when the port is in use', async () => {
+  it('says clearly when the port is in use, and keeps a fresh data file fresh for the next start', async () => {
     const first = await startServe({ memory: true })
     const port = new URL(first.baseUrl).port
-    const result = await execa('node', [BIN, 'serve', '--port', port, '--memory', '--json', '--no-save-profile'], {
+    const dataFile = await tempDataFile()
+    const result = await execa('node', [BIN, 'serve', '--port', port, '--data', dataFile, '--json', '--no-save-profile'], {
       reject: false,
       timeout: 15_000,
     })
     await first.stop()
     expect(result.exitCode).toBe(3)
     expect(result.stderr).toMatch(new RegExp(`Port ${port} .* in use`))
+    // The demo keys were never shown, so the next start must still make and show them.
+    const next = await startServe({ dataFile })
+    expect(next.demo?.business.secret).toMatch(/^sk_test_/)
+    await next.stop()
   })
 })
