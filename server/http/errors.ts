@@ -2,8 +2,21 @@ import type { ErrorRequestHandler, RequestHandler } from 'express'
 import { ApiError } from '../../src/errors.js'
 import { StoreWriteError } from '../store/types.js'
 
-/** Errors body-parser raises before a route runs, by their `type`. */
-function fromParserError(error: { type?: string }): ApiError | undefined {
+interface FrameworkError {
+  type?: string
+  /** http-errors' status; 4xx means the request was at fault. */
+  status?: unknown
+  code?: unknown
+  message?: unknown
+}
+
+/**
+ * Errors Express raises before a route runs: body-parser's by their `type`;
+ * then any other client error (http-errors' 4xx status), such as a path
+ * whose percent-encoding does not decode or a body whose Content-Encoding
+ * does not match its bytes.
+ */
+function fromFrameworkError(error: FrameworkError): ApiError | undefined {
   switch (error.type) {
     case 'entity.parse.failed':
       return new ApiError(400, 'invalid_request', 'The body is not valid JSON.')
@@ -12,9 +25,13 @@ function fromParserError(error: { type?: string }): ApiError | undefined {
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new ApiError(400, 'invalid_request', 'Send the body as UTF-8 JSON.')
-    default:
-      return undefined
   }
+  if (typeof error.status !== 'number' || error.status < 400 || error.status > 499) return undefined
+  if (error instanceof URIError) return new ApiError(400, 'invalid_request', 'The path has a percent-escape that does not decode (e.g. %E0%A4%A).')
+  if (typeof error.code === 'string' && error.code.startsWith('Z_')) {
+    return new ApiError(400, 'invalid_request', 'The body does not decode with its Content-Encoding; send it uncompressed or compressed as the header says.')
+  }
+  return new ApiError(error.status, 'invalid_request', `The request could not be read: ${String(error.message)}.`)
 }
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
@@ -31,7 +48,7 @@ export function errorHandler(log: (line: string) => void): ErrorRequestHandler {
       log(`storage error: ${error.message}`)
     } else {
       apiError =
-        (typeof error === 'object' && error !== null && fromParserError(error as { type?: string })) ||
+        (typeof error === 'object' && error !== null && fromFrameworkError(error as FrameworkError)) ||
         new ApiError(500, 'internal_error', 'Something went wrong in the simulator.')
       if (apiError.status === 500) log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
     }

@@ -11,7 +11,10 @@ export interface JournalWriterOptions {
   /** Replaces the snapshot file atomically and durably. */
   writeSnapshot: (text: string) => Promise<void>
   snapshotFile: string
-  thresholdBytes: number
+  /** The journal size that triggers compaction, given the size of the last snapshot. */
+  thresholdBytes: (snapshotBytes: number) => number
+  /** The size of the snapshot on disk when the store opened. */
+  snapshotBytes: number
   warn: (message: string) => void
   lock: FileLock
 }
@@ -39,8 +42,12 @@ export class JournalWriter {
   private drained: Promise<void> = Promise.resolve()
   /** After a failed compaction the journal grows another threshold before the next try, rather than retrying on every commit. */
   private compactAt = 0
+  /** Of the last snapshot written (its length in characters, near enough its bytes): the default threshold follows it. */
+  private snapshotBytes: number
 
-  constructor(private readonly options: JournalWriterOptions) {}
+  constructor(private readonly options: JournalWriterOptions) {
+    this.snapshotBytes = options.snapshotBytes
+  }
 
   record(op: string): void {
     this.pending.push(op)
@@ -65,7 +72,7 @@ export class JournalWriter {
     const { journal, lock, warn } = this.options
     try {
       if (journal.size > 0) {
-        await this.options.writeSnapshot(this.options.render(journal.coverage()))
+        await this.writeSnapshot(this.options.render(journal.coverage()))
         await journal.clear()
       }
     } catch (error) {
@@ -92,11 +99,12 @@ export class JournalWriter {
   }
 
   private async write(batch: Batch): Promise<void> {
-    const { journal, thresholdBytes } = this.options
+    const { journal } = this.options
     const ops = this.pending
     this.pending = []
     const line = journalLine(ops)
     const grownSize = journal.size + line.length
+    const thresholdBytes = this.options.thresholdBytes(this.snapshotBytes)
     // Rendered now, while memory holds exactly the journal plus this line, and
     // written only once the line is durable: the snapshot never contains a
     // change the journal lacks, and its coverage names exactly that journal.
@@ -132,15 +140,21 @@ export class JournalWriter {
 
   private async compact(snapshot: string): Promise<void> {
     try {
-      await this.options.writeSnapshot(snapshot)
+      await this.writeSnapshot(snapshot)
       await this.options.journal.clear()
     } catch (error) {
       this.compactionFailed(error)
     }
   }
 
+  private async writeSnapshot(text: string): Promise<void> {
+    await this.options.writeSnapshot(text)
+    this.snapshotBytes = text.length
+  }
+
   private compactionFailed(error: unknown): void {
-    const { journal, thresholdBytes, snapshotFile, warn } = this.options
+    const { journal, snapshotFile, warn } = this.options
+    const thresholdBytes = this.options.thresholdBytes(this.snapshotBytes)
     this.compactAt = journal.size + thresholdBytes
     warn(`Could not compact ${snapshotFile} (${messageOf(error)}); ${journal.path} keeps every change, and compaction is tried again after another ${thresholdBytes} bytes.`)
   }

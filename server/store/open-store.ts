@@ -10,6 +10,7 @@ import { JournalWriter } from './journal-writer.js'
 import { coverageOf, DurableTextFile, parseSnapshot, syncDirectory, tempFileOf } from './snapshot-file.js'
 import { StoreOpenError, type IndexSpec, type OpenedStore, type OpenStoreOptions, type Schema } from './types.js'
 
+/** The least journal size that triggers compaction by default; past 8 MiB of snapshot, the snapshot's own size is the threshold. */
 export const DEFAULT_JOURNAL_THRESHOLD_BYTES = 8 * 1024 * 1024
 
 /** For tests only, never for production: lets a test make the journal's disk fail on demand. */
@@ -30,7 +31,7 @@ export async function openStore<S extends Schema>(options: OpenStoreOptions<S>, 
 
   const file = path.resolve(options.file)
   try {
-    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
+    await createFolder(path.dirname(file))
   } catch (error) {
     throw new StoreOpenError(`Cannot create the folder of ${file}: ${messageOf(error)}`, file)
   }
@@ -81,8 +82,11 @@ async function openFiles<S extends Schema>(
       snapshot.data = ''
     }
   }
+  let snapshotBytes = snapshotText.length
   if (!data || journalContent.length > 0) {
-    await writeSnapshot(state.render({ bytes: journalContent.length, sha256: sha256(journalContent) }))
+    const text = state.render({ bytes: journalContent.length, sha256: sha256(journalContent) })
+    await writeSnapshot(text)
+    snapshotBytes = text.length
   }
   const handle = await open(journalPath, 'a', 0o600)
   try {
@@ -103,11 +107,45 @@ async function openFiles<S extends Schema>(
     render: (covered) => state.render(covered),
     writeSnapshot,
     snapshotFile: file,
-    thresholdBytes: options.journalThresholdBytes ?? DEFAULT_JOURNAL_THRESHOLD_BYTES,
+    thresholdBytes: thresholdOf(options.journalThresholdBytes),
+    snapshotBytes,
     warn,
     lock,
   })
   return { writer, fresh: !data && journalContent.length === 0 }
+}
+
+/**
+ * A fixed threshold when the caller gives one. Otherwise the journal may grow
+ * as large as the snapshot: a compaction rewrites the whole state, so with a
+ * fixed threshold its cost per commit would grow with the data; this way each
+ * byte of journal pays for at most one byte of snapshot, whatever is stored.
+ */
+function thresholdOf(fixedBytes: number | undefined): (snapshotBytes: number) => number {
+  if (fixedBytes !== undefined) return () => fixedBytes
+  return (snapshotBytes) => Math.max(DEFAULT_JOURNAL_THRESHOLD_BYTES, snapshotBytes)
+}
+
+/**
+ * `mkdir -p` with mode 0700, one level at a time. Node's recursive mkdir
+ * loops forever where the system refuses a folder with ENOENT although its
+ * parent exists (procfs does, under /proc); here each level is tried again
+ * only once, after its parent was made.
+ */
+async function createFolder(folder: string, parentMade = false): Promise<void> {
+  try {
+    await mkdir(folder, { mode: 0o700 })
+  } catch (error) {
+    const code = errorCode(error)
+    if (code === 'EEXIST') {
+      if ((await stat(folder)).isDirectory()) return
+      throw new Error(`${folder} is a file, not a folder`)
+    }
+    const parent = path.dirname(folder)
+    if (code !== 'ENOENT' || parentMade || parent === folder) throw error
+    await createFolder(parent)
+    await createFolder(folder, true)
+  }
 }
 
 async function readIfExists(file: string): Promise<Buffer | null> {

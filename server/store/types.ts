@@ -52,7 +52,11 @@ export interface OpenStoreOptions<S extends Schema> {
   file?: string
   collections: readonly (keyof S & string)[]
   indexes?: IndexSpec<S>
-  /** Journal size that triggers a snapshot and truncation. */
+  /**
+   * Journal size that triggers a snapshot and truncation. Default: the size
+   * of the last snapshot, at least DEFAULT_JOURNAL_THRESHOLD_BYTES (8 MiB), so
+   * compaction costs each commit the same however much is stored.
+   */
   journalThresholdBytes?: number
   /** Warnings, such as a torn last journal line dropped after a crash. */
   warn?: (message: string) => void

@@ -1,5 +1,6 @@
 import { execa } from 'execa'
 import { existsSync } from 'node:fs'
+import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { BIN } from '../helpers/serve-process.js'
 
@@ -28,7 +29,7 @@ describe.skipIf(!hasScript)('bula serve on a terminal', () => {
       new Promise((resolve, reject) => {
         const check = (): void => {
           // Colours and cursor moves split the text a person reads.
-          const match = pattern.exec(screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''))
+          const match = pattern.exec(stripVTControlCharacters(screen))
           if (!match) return
           wakers.delete(check)
           resolve(match)
