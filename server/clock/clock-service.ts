@@ -94,12 +94,15 @@ export class ClockService {
       }
       const originalOffset = this.offset(merchantId)
       const ran = await this.runDue(merchantId, target, true)
-      // Measured from the offset at the start, so the clock ends at or past the
-      // target however long the actions took in real time.
-      this.setOffset(merchantId, Math.max(this.offset(merchantId), originalOffset + (target - start)))
+      // `ms` moves the offset by exactly that much; `to` makes the clock read exactly
+      // `to` now. Either way it ends at or past the target and never goes back.
+      const wanted = request.to === undefined ? originalOffset + (target - start) : target - this.deps.wall.now()
+      this.setOffset(merchantId, Math.max(this.offset(merchantId), wanted))
+      // Read before the disk write, so the answer shows the time the advance reached.
+      const reached = { now: this.now(merchantId), offsetMs: this.offset(merchantId), ran }
       await this.deps.store.commit()
       this.arm()
-      return { now: this.now(merchantId), offsetMs: this.offset(merchantId), ran }
+      return reached
     })
   }
 
