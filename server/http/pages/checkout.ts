@@ -111,7 +111,9 @@ class CheckoutPages {
     const displayName = options.merchant?.settings.displayName
     return this.ctx.templates.render('checkout/layout.html', {
       title: options.title,
-      stylesheet: `${this.base}/assets/checkout.css`,
+      stylesheets: this.render('stylesheet', { href: `${this.base}/assets/checkout.css` }),
+      pageClass: 'page',
+      hostedBy: 'Checkout by Bula.',
       banner: options.mode === 'test' ? this.render('test-banner', {}) : safe(''),
       merchantHeader:
         displayName === undefined

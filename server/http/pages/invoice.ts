@@ -63,10 +63,14 @@ class InvoicePages {
 
   private layout(options: { title: string; view?: InvoiceView; content: SafeHtml }): string {
     const { view } = options
-    return this.ctx.templates.render('invoice/layout.html', {
+    // The checkout page's layout and styles, plus the invoice's own.
+    return this.ctx.templates.render('checkout/layout.html', {
       title: options.title,
-      checkoutStylesheet: CHECKOUT_STYLESHEET,
-      invoiceStylesheet: `${this.base}/assets/invoice.css`,
+      stylesheets: this.join(
+        [CHECKOUT_STYLESHEET, `${this.base}/assets/invoice.css`].map((href) => this.render('checkout/stylesheet.html', { href })),
+      ),
+      pageClass: 'page page-invoice',
+      hostedBy: 'Invoice hosted by Bula.',
       banner: view?.mode === 'test' ? this.render('checkout/test-banner.html', {}) : safe(''),
       merchantHeader:
         view === undefined
