@@ -40,6 +40,18 @@ describe('bula exec', () => {
     expect(failing.exitCode).toBe(3)
   })
 
+  it('runs `npm test` of a project, passing its exit code through', async () => {
+    const dir = await tempDir()
+    await writeFile(path.join(dir, 'check.mjs'), SCRIPT)
+    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'shop', private: true, scripts: { test: 'node check.mjs 0' } }))
+    const passing = await execa('node', [BIN, 'exec', '--', 'npm', 'test', '--silent'], { cwd: dir, reject: false, timeout: 60_000 })
+    expect(passing.exitCode).toBe(0)
+    expect(passing.stdout).toContain('session 201')
+    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'shop', private: true, scripts: { test: 'node check.mjs 4' } }))
+    const failing = await execa('node', [BIN, 'exec', '--', 'npm', 'test', '--silent'], { cwd: dir, reject: false, timeout: 60_000 })
+    expect(failing.exitCode).toBe(4)
+  })
+
   it('exports the state on exit and starts from it again with fresh keys', async () => {
     const dir = await tempDir()
     await writeFile(path.join(dir, 'check.mjs'), SCRIPT)
