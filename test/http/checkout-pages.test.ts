@@ -1,163 +1,338 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../server/start.js'
-import { HOUR, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { DAY, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
 
 let server: RunningServer
 let base: string
-let api: ReturnType<typeof client>
-let secret: string
-let counter = 0
 
 beforeAll(async () => {
   server = await startTestServer()
   base = server.baseUrl
-  const { keys } = await signupMerchant(base, 'business')
-  secret = keys.secret
-  api = client(base, secret)
-  await api.patch('/_sim/settings', { displayName: 'Kava <b>Kitchen</b> & "Co"' })
 })
 afterAll(() => server.close())
 
-const create = async (body: Record<string, unknown> = {}, who = api) =>
-  (
-    await who.post(
-      '/v1/checkout-sessions',
-      { amount: 1500, currency: 'FJD', successUrl: 'https://shop.example/thanks?order=7', cancelUrl: 'https://shop.example/basket', ...body },
-      { headers: { 'idempotency-key': `page-${++counter}` } },
-    )
-  ).body as { id: string; hostedUrl: string; amount: number }
+/** Redirect targets are never fetched here (redirect: 'manual'), so any loopback port will do. */
+const SHOP = 'http://127.0.0.1:9'
 
-async function page(url: string, init: RequestInit = {}) {
-  const response = await fetch(url, { redirect: 'manual', ...init })
+let keyCounter = 0
+
+async function merchant(options: { displayName?: string } = {}) {
+  const { keys } = await signupMerchant(base)
+  const api = client(base, keys.secret)
+  await api.patch('/_sim/settings', { displayName: options.displayName ?? 'Kava Kitchen Ltd' })
+  const createSession = async (body: Record<string, unknown> = {}, key = keys.secret) => {
+    const response = await client(base, key).post(
+      '/v1/checkout-sessions',
+      { amount: 1500, currency: 'FJD', successUrl: `${SHOP}/done?order=7`, cancelUrl: `${SHOP}/back`, ...body },
+      { headers: { 'idempotency-key': `pages-${++keyCounter}` } },
+    )
+    expect(response.status, JSON.stringify(response.body)).toBe(201)
+    return response.body as { id: string; hostedUrl: string; status: string }
+  }
+  return { keys, api, createSession }
+}
+
+async function page(path: string) {
+  const response = await fetch(`${base}${path}`, { redirect: 'manual' })
   return { status: response.status, headers: response.headers, html: await response.text() }
 }
 
-const submit = (url: string, form: Record<string, string>) =>
-  page(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() })
+async function submit(sessionId: string, form: Record<string, string>) {
+  const response = await fetch(`${base}/pay/${sessionId}`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' })
+  return { status: response.status, location: response.headers.get('location'), headers: response.headers, html: await response.text() }
+}
 
-describe('GET /pay/{id}', () => {
-  it('shows the amount as a person reads it, the display name escaped, the Providers, TEST MODE, Pay and Cancel', async () => {
-    const session = await create()
+describe('the pending page', () => {
+  it('shows the merchant, the FJD amount, the Providers and the test controls', async () => {
+    const { createSession } = await merchant()
+    const session = await createSession({ amount: 123456 })
     expect(session.hostedUrl).toBe(`${base}/pay/${session.id}`)
-    const { status, headers, html } = await page(session.hostedUrl)
+    const { status, headers, html } = await page(`/pay/${session.id}`)
     expect(status).toBe(200)
     expect(headers.get('content-type')).toMatch(/^text\/html/)
-    expect(html).toContain('FJ$15.00')
-    expect(html).toContain('Kava &lt;b&gt;Kitchen&lt;/b&gt; &amp; &quot;Co&quot;')
-    expect(html).not.toContain('<b>Kitchen</b>')
-    for (const text of ['Card', 'M-PAiSA', 'MyCash', 'TEST MODE', 'Pay FJ$15.00', 'Cancel payment']) expect(html).toContain(text)
-    expect(html).toContain('name="viewport"')
+    expect(html).toContain('Kava Kitchen Ltd')
+    expect(html).toContain('FJ$1,234.56')
+    expect(html).toContain('TEST MODE')
+    expect(html).toContain('<meta name="viewport"')
+    for (const [value, label] of [
+      ['card', 'Card'],
+      ['mpaisa', 'M-PAiSA'],
+      ['mycash', 'MyCash'],
+    ]) {
+      expect(html).toContain(`name="provider" value="${value}"`)
+      expect(html).toContain(`>${label}<`)
+    }
+    for (const outcome of ['Succeed', 'Decline', 'Leave processing']) expect(html).toContain(outcome)
+    expect(html).toContain(`action="/pay/${session.id}"`)
+    expect(html).toContain(`href="/pay/${session.id}/cancel"`)
+    expect(html).not.toContain('<script')
   })
 
-  it('never shows metadata, the quote or the customer e-mail', async () => {
-    const session = await create({
-      amount: undefined,
-      currency: undefined,
-      quote: { amount: 1000, currency: 'USD' },
-      metadata: { internal_ref: 'ORDER-SECRET-991' },
-      customerEmail: 'buyer@example.test',
-    })
-    const { html } = await page(session.hostedUrl)
-    expect(html).toContain('FJ$22.50')
-    for (const hidden of ['ORDER-SECRET-991', 'internal_ref', 'USD', '2.2500', 'buyer@example.test']) expect(html).not.toContain(hidden)
-  })
-
-  it('sends security headers', async () => {
-    const { headers } = await page((await create()).hostedUrl)
-    expect(headers.get('content-security-policy')).toContain("default-src 'none'")
-    expect(headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+  it('sends strict security headers', async () => {
+    const { createSession } = await merchant()
+    const session = await createSession()
+    const { headers } = await page(`/pay/${session.id}`)
+    const csp = headers.get('content-security-policy') ?? ''
+    expect(csp).toContain("default-src 'none'")
+    expect(csp).toContain("style-src 'self'")
+    expect(csp).toContain("frame-ancestors 'none'")
+    expect(csp).not.toContain('unsafe-inline')
+    // The POST redirects to the merchant's URLs; browsers check them against form-action.
+    expect(csp).toContain(`form-action 'self' ${SHOP}`)
     expect(headers.get('x-frame-options')).toBe('DENY')
     expect(headers.get('referrer-policy')).toBe('no-referrer')
     expect(headers.get('cache-control')).toBe('no-store')
+    expect(headers.get('x-content-type-options')).toBe('nosniff')
   })
 
-  it('answers an unknown session with an HTML 404 page, never another merchant’s data', async () => {
-    const { status, headers, html } = await page(`${base}/pay/cs_doesnotexist`)
+  it('never shows metadata, the quote or the customer e-mail', async () => {
+    const { createSession } = await merchant()
+    const session = await createSession({
+      amount: undefined,
+      currency: undefined,
+      quote: { amount: 1000, currency: 'USD' },
+      metadata: { internalOrderRef: 'meta-value-7431' },
+      customerEmail: 'customer-9215@example.test',
+    })
+    const { html } = await page(`/pay/${session.id}`)
+    expect(html).toContain('FJ$22.50') // USD 10.00 at the default 2.2500
+    for (const hidden of ['internalOrderRef', 'meta-value-7431', 'customer-9215', 'USD', '2.25', '10.00']) {
+      expect(html).not.toContain(hidden)
+    }
+  })
+
+  it('escapes the display name', async () => {
+    const { createSession } = await merchant({ displayName: '<script>alert(1)</script> & "Co"' })
+    const session = await createSession()
+    const { html } = await page(`/pay/${session.id}`)
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Co&quot;')
+    expect(html).not.toContain('<script')
+  })
+
+  it('in live mode shows no test marker and no outcome control, and the payment succeeds', async () => {
+    const { keys, createSession } = await merchant()
+    const live = await unlockLive(base, keys.secret)
+    const session = await createSession({ successUrl: 'https://shop.example/done', cancelUrl: 'https://shop.example/back' }, live.secret)
+    const { html, headers } = await page(`/pay/${session.id}`)
+    expect(html).toContain('FJ$15.00')
+    expect(html).toContain('name="provider"')
+    expect(html).not.toContain('TEST MODE')
+    expect(html).not.toContain('name="outcome"')
+    expect(headers.get('content-security-policy')).toContain("form-action 'self' https://shop.example")
+    // A hand-made decline is ignored: live mode simulates no declines.
+    const paid = await submit(session.id, { provider: 'mycash', outcome: 'failed' })
+    expect(paid.status).toBe(303)
+    expect(paid.location).toBe(`https://shop.example/done?session_id=${session.id}`)
+    const retrieved = await client(base, live.secret).get(`/v1/checkout-sessions/${session.id}`)
+    expect(retrieved.body.status).toBe('succeeded')
+  })
+
+  it('serves its stylesheet', async () => {
+    const response = await fetch(`${base}/pay/assets/checkout.css`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^text\/css/)
+    expect(await response.text()).toContain(':focus-visible')
+  })
+})
+
+describe('not found', () => {
+  it.each(['/pay/cs_doesNotExist', '/pay/cs_x/elsewhere', '/pay/'])('%s is an HTML 404 page', async (path) => {
+    const { status, headers, html } = await page(path)
     expect(status).toBe(404)
     expect(headers.get('content-type')).toMatch(/^text\/html/)
+    expect(headers.get('x-frame-options')).toBe('DENY')
     expect(html).toContain('Checkout not found')
     expect(html).not.toContain('Kava')
   })
 
-  it('has no TEST MODE marker or outcome control in live mode', async () => {
-    const { keys } = await signupMerchant(base, 'business')
-    const live = client(base, (await unlockLive(base, keys.secret)).secret)
-    const session = await create({ successUrl: 'https://shop.example/ok', cancelUrl: undefined }, live)
-    const { html } = await page(session.hostedUrl)
-    expect(html).not.toContain('TEST MODE')
-    expect(html).not.toContain('name="outcome"')
-    const paid = await submit(session.hostedUrl, { provider: 'card', outcome: 'failed' })
-    // Live mode simulates no declines: the outcome field is ignored.
-    expect(paid.headers.get('location')).toContain('https://shop.example/ok')
+  it('echoes no markup from an unknown id', async () => {
+    const { status, html } = await page('/pay/%3Cb%3E')
+    expect(status).toBe(404)
+    expect(html).not.toContain('<b>')
   })
 })
 
-describe('POST /pay/{id}', () => {
-  it('redirects a success to successUrl with session_id appended, keeping its query', async () => {
-    const session = await create()
-    const response = await submit(session.hostedUrl, { provider: 'mycash', outcome: 'succeeded' })
-    expect(response.status).toBe(303)
-    expect(response.headers.get('location')).toBe(`https://shop.example/thanks?order=7&session_id=${session.id}`)
+describe('paying', () => {
+  it('on success goes to successUrl, keeping its query and adding session_id', async () => {
+    const { api, createSession } = await merchant()
+    const session = await createSession()
+    const paid = await submit(session.id, { provider: 'mpaisa', outcome: 'succeeded' })
+    expect(paid.status).toBe(303)
+    expect(paid.location).toBe(`${SHOP}/done?order=7&session_id=${session.id}`)
     expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('succeeded')
-    expect((await page(session.hostedUrl)).html).toContain('Payment complete')
+    const events = await api.get('/_sim/events?type=payment.succeeded')
+    expect(events.body.data[0].data.object).toMatchObject({ checkoutSessionId: session.id, provider: 'mpaisa' })
   })
 
-  it('redirects a decline to cancelUrl with session_id', async () => {
-    const session = await create()
-    const response = await submit(session.hostedUrl, { provider: 'card', outcome: 'failed' })
-    expect(response.headers.get('location')).toBe(`https://shop.example/basket?session_id=${session.id}`)
-    expect((await page(session.hostedUrl)).html).toContain('Payment declined')
+  it('on a decline goes to cancelUrl with session_id', async () => {
+    const { api, createSession } = await merchant()
+    const session = await createSession()
+    const declined = await submit(session.id, { provider: 'card', outcome: 'failed' })
+    expect(declined.status).toBe(303)
+    expect(declined.location).toBe(`${SHOP}/back?session_id=${session.id}`)
+    expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('failed')
   })
 
-  it('shows a processing page that a test customer can finish', async () => {
-    const session = await create()
-    const held = await submit(session.hostedUrl, { provider: 'mpaisa', outcome: 'processing' })
-    expect(held.headers.get('location')).toBe(`/pay/${session.id}`)
-    const { html } = await page(session.hostedUrl)
-    expect(html).toContain('Payment processing')
-    expect(html).toContain('M-PAiSA')
-    const finished = await submit(session.hostedUrl, { provider: 'mpaisa', outcome: 'succeeded' })
-    expect(finished.headers.get('location')).toContain('session_id=')
+  it('without return URLs shows the state page', async () => {
+    const { createSession } = await merchant()
+    const paidSession = await createSession({ successUrl: undefined, cancelUrl: undefined })
+    const paid = await submit(paidSession.id, { provider: 'card', outcome: 'succeeded' })
+    expect(paid.location).toBe(`/pay/${paidSession.id}`)
+    const paidPage = await page(paid.location!)
+    expect(paidPage.html).toContain('Payment complete')
+    expect(paidPage.html).not.toContain('Continue to')
+
+    const failedSession = await createSession({ successUrl: undefined, cancelUrl: undefined })
+    const failed = await submit(failedSession.id, { provider: 'card', outcome: 'failed' })
+    expect(failed.location).toBe(`/pay/${failedSession.id}`)
+    expect((await page(failed.location!)).html).toContain('Payment declined')
   })
 
-  it('stays on the simulator without redirect URLs', async () => {
-    const session = await create({ successUrl: undefined, cancelUrl: undefined })
-    const response = await submit(session.hostedUrl, { provider: 'card', outcome: 'succeeded' })
-    expect(response.headers.get('location')).toBe(`/pay/${session.id}`)
+  it('"Leave processing" shows the processing page, whose test controls finish the payment', async () => {
+    const { api, createSession } = await merchant()
+    const session = await createSession()
+    const held = await submit(session.id, { provider: 'mycash', outcome: 'processing' })
+    expect(held.status).toBe(303)
+    expect(held.location).toBe(`/pay/${session.id}`)
+    const processing = await page(held.location!)
+    expect(processing.html).toContain('Payment processing')
+    expect(processing.html).toContain('MyCash')
+    expect(processing.html).toContain('name="outcome" value="succeeded"')
+    expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('pending')
+    // Started paying: the merchant can no longer cancel.
+    expect((await api.post(`/v1/checkout-sessions/${session.id}/cancel`)).body.error.code).toBe('payment_in_progress')
+
+    const finished = await submit(session.id, { provider: 'mycash', outcome: 'succeeded' })
+    expect(finished.location).toBe(`${SHOP}/done?order=7&session_id=${session.id}`)
+    expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('succeeded')
   })
 
-  it('refuses a form without a Provider, and a second payment, with an HTML page', async () => {
-    const session = await create()
-    const missing = await submit(session.hostedUrl, { outcome: 'succeeded' })
-    expect(missing.status).toBe(400)
-    expect(missing.html).toContain('Choose how to pay')
-    await submit(session.hostedUrl, { provider: 'card', outcome: 'succeeded' })
-    const again = await submit(session.hostedUrl, { provider: 'card', outcome: 'succeeded' })
+  it('a second payment is a friendly 409 page, never JSON or a stack trace', async () => {
+    const { createSession } = await merchant()
+    const session = await createSession()
+    await submit(session.id, { provider: 'card', outcome: 'succeeded' })
+    const again = await submit(session.id, { provider: 'card', outcome: 'succeeded' })
     expect(again.status).toBe(409)
-    expect(again.html).toContain('cannot take a payment')
-    expect(again.html).not.toMatch(/at .*\.(js|ts):\d+/)
+    expect(again.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(again.html).toContain('This checkout cannot take a payment')
+    expect(again.html).toContain(`href="/pay/${session.id}"`)
+    expect(again.html).not.toMatch(/invalid_state|at .*\.ts:\d+/)
   })
-})
 
-describe('state pages and the cancel link', () => {
-  it('leads Cancel to cancelUrl without cancelling the session', async () => {
-    const session = await create()
-    const response = await page(`${session.hostedUrl}/cancel`)
-    expect(response.status).toBe(303)
-    expect(response.headers.get('location')).toBe(`https://shop.example/basket?session_id=${session.id}`)
+  it.each([{}, { provider: 'cash' }, { provider: 'card', outcome: 'maybe' }])('refuses the form %j with a 400 page', async (form) => {
+    const { api, createSession } = await merchant()
+    const session = await createSession()
+    const refused = await submit(session.id, form as Record<string, string>)
+    expect(refused.status).toBe(400)
+    expect(refused.html).toContain('Choose how to pay')
     expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('pending')
   })
 
-  it('shows a cancelled and an expired session as no longer payable', async () => {
-    const cancelled = await create()
-    await api.post(`/v1/checkout-sessions/${cancelled.id}/cancel`)
-    expect((await page(cancelled.hostedUrl)).html).toContain('Checkout no longer available')
-    const now = (await api.get('/_sim/clock')).body.now
-    const expiring = await create({ expiresAt: now + HOUR })
-    await api.post('/_sim/clock/advance', { ms: HOUR + 1000 })
-    const { html } = await page(expiring.hostedUrl)
+  it('refuses an oversized form with a 413 page', async () => {
+    const { createSession } = await merchant()
+    const session = await createSession()
+    const refused = await submit(session.id, { provider: 'card', padding: 'x'.repeat(40_000) })
+    expect(refused.status).toBe(413)
+    expect(refused.headers.get('content-type')).toMatch(/^text\/html/)
+  })
+
+  it('an unknown session is a 404 page', async () => {
+    const refused = await submit('cs_doesNotExist', { provider: 'card', outcome: 'succeeded' })
+    expect(refused.status).toBe(404)
+    expect(refused.html).toContain('Checkout not found')
+  })
+})
+
+describe('the customer cancelling', () => {
+  it('leads to cancelUrl with session_id and leaves the session pending', async () => {
+    const { api, createSession } = await merchant()
+    const session = await createSession({ cancelUrl: `${SHOP}/back?cart=3` })
+    const left = await page(`/pay/${session.id}/cancel`)
+    expect(left.status).toBe(303)
+    expect(left.headers.get('location')).toBe(`${SHOP}/back?cart=3&session_id=${session.id}`)
+    expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('pending')
+    expect((await page(`/pay/${session.id}`)).html).toContain('name="provider"')
+  })
+
+  it('without cancelUrl shows "You left the checkout" with a way back', async () => {
+    const { createSession } = await merchant()
+    const session = await createSession({ cancelUrl: undefined })
+    const left = await page(`/pay/${session.id}/cancel`)
+    expect(left.status).toBe(200)
+    expect(left.html).toContain('You left the checkout')
+    expect(left.html).toContain(`href="/pay/${session.id}"`)
+  })
+
+  it('on a finished session leads to its state page', async () => {
+    const { createSession } = await merchant()
+    const session = await createSession()
+    await submit(session.id, { provider: 'card', outcome: 'succeeded' })
+    const left = await page(`/pay/${session.id}/cancel`)
+    expect(left.status).toBe(303)
+    expect(left.headers.get('location')).toBe(`/pay/${session.id}`)
+  })
+})
+
+describe('state pages', () => {
+  it('paid: the amount, a reference and the way back to successUrl', async () => {
+    const { createSession } = await merchant()
+    const session = await createSession()
+    await submit(session.id, { provider: 'card', outcome: 'succeeded' })
+    const { status, html } = await page(`/pay/${session.id}`)
+    expect(status).toBe(200)
+    expect(html).toContain('Payment complete')
+    expect(html).toContain('FJ$15.00')
+    expect(html).toContain(session.id)
+    expect(html).toContain(`href="${SHOP}/done?order=7&amp;session_id=${session.id}"`)
+    expect(html).not.toContain('name="provider"')
+  })
+
+  it('declined: the way back to cancelUrl', async () => {
+    const { createSession } = await merchant()
+    const session = await createSession()
+    await submit(session.id, { provider: 'card', outcome: 'failed' })
+    const { html } = await page(`/pay/${session.id}`)
+    expect(html).toContain('Payment declined')
+    expect(html).toContain(`href="${SHOP}/back?session_id=${session.id}"`)
+  })
+
+  it('cancelled by the merchant: no longer available', async () => {
+    const { api, createSession } = await merchant()
+    const session = await createSession()
+    await api.post(`/v1/checkout-sessions/${session.id}/cancel`)
+    const { html } = await page(`/pay/${session.id}`)
+    expect(html).toContain('Checkout no longer available')
+    expect(html).not.toContain('name="provider"')
+    const refused = await submit(session.id, { provider: 'card', outcome: 'succeeded' })
+    expect(refused.status).toBe(409)
+  })
+
+  it('expired on the merchant clock: expired, and no payment can start', async () => {
+    const { api, createSession } = await merchant()
+    const session = await createSession()
+    await api.post('/_sim/clock/advance', { ms: DAY + 1000 })
+    expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('cancelled')
+    const { html } = await page(`/pay/${session.id}`)
     expect(html).toContain('Checkout expired')
-    expect(html).not.toContain('Pay FJ$15.00')
-    expect((await submit(expiring.hostedUrl, { provider: 'card', outcome: 'succeeded' })).status).toBe(409)
+    expect((await submit(session.id, { provider: 'card', outcome: 'succeeded' })).status).toBe(409)
+  })
+
+  it('expired while still pending (before the expiry job ran): expired', async () => {
+    const { createSession } = await merchant()
+    const session = await createSession()
+    // The expiry job runs on its own; this catches the moment between expiresAt and the job.
+    const record = server.ctx.store.get('checkoutSessions', session.id)!
+    server.ctx.store.put('checkoutSessions', { ...record, expiresAt: server.ctx.clock.now(record.merchantId) })
+    const { html } = await page(`/pay/${session.id}`)
+    expect(html).toContain('Checkout expired')
+    expect((await submit(session.id, { provider: 'card', outcome: 'succeeded' })).status).toBe(409)
+  })
+
+  it('a payment still processing past expiresAt stays processing', async () => {
+    const { api, createSession } = await merchant()
+    const session = await createSession()
+    await submit(session.id, { provider: 'card', outcome: 'processing' })
+    await api.post('/_sim/clock/advance', { ms: DAY + 1000 })
+    expect((await page(`/pay/${session.id}`)).html).toContain('Payment processing')
   })
 })
