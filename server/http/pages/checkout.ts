@@ -80,7 +80,8 @@ function contentSecurityPolicy(formTargets: readonly string[]): string {
   ].join('; ')
 }
 
-const securityHeaders: RequestHandler = (_req, res, next) => {
+/** The hosted pages' headers; a page whose forms lead off-site widens form-action when it is sent. */
+export const securityHeaders: RequestHandler = (_req, res, next) => {
   res.setHeader('Content-Security-Policy', contentSecurityPolicy([]))
   res.setHeader('X-Frame-Options', 'DENY')
   res.setHeader('Referrer-Policy', 'no-referrer')

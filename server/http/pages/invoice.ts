@@ -7,6 +7,8 @@ import { invoiceView, type InvoiceView } from '../../pdf/invoice-view.js'
 import { checkoutForInvoice, invoiceForCustomer } from '../../services/invoices.js'
 import { StoreWriteError } from '../../store/types.js'
 import { safe, type SafeHtml, type TemplateValue } from '../../templates.js'
+// The checkout page's headers: every form here posts to this origin, and its redirect stays on it.
+import { securityHeaders } from './checkout.js'
 
 /**
  * The hosted invoice (contract §6): `GET /i/{token}` is the Invoice's `url`,
@@ -19,25 +21,6 @@ import { safe, type SafeHtml, type TemplateValue } from '../../templates.js'
 
 /** The checkout router's stylesheet; `/pay` is fixed by the contract (hostedUrl is `{base}/pay/{id}`). */
 const CHECKOUT_STYLESHEET = '/pay/assets/checkout.css'
-
-/** The same policy as the checkout page; every form here posts to this origin, and its redirect stays on it. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ')
-
-const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY)
-  res.setHeader('X-Frame-Options', 'DENY')
-  res.setHeader('Referrer-Policy', 'no-referrer')
-  res.setHeader('Cache-Control', 'no-store')
-  res.setHeader('X-Content-Type-Options', 'nosniff')
-  next()
-}
 
 interface Page {
   status: number
