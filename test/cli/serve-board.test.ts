@@ -9,8 +9,10 @@ const hasScript = existsSync('/usr/bin/script')
 
 describe.skipIf(!hasScript)('bula serve on a terminal', () => {
   it('shows the status board with the base URL, demo keys and live requests, and stops cleanly on Ctrl-C', async () => {
-    // A pseudo-terminal from `script` has no size until stty gives it one.
-    const command = `stty cols 120 rows 40; node ${BIN} serve --port 0 --memory --no-save-profile`
+    // A pseudo-terminal from `script` has no size until stty gives it one. `exec`, because Ctrl-C
+    // reaches the terminal's whole foreground group: a shell left waiting (dash, when SHELL is unset
+    // as on CI) dies of the SIGINT and `script` reports 130 whatever bula does.
+    const command = `stty cols 120 rows 40; exec node ${BIN} serve --port 0 --memory --no-save-profile`
     const child = execa('script', ['-qfec', command, '/dev/null'], {
       // CI (set, whatever its value) turns the board off, in bula and in ink: this test is about the terminal a person sees.
       env: Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'CI')),
