@@ -104,6 +104,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       const chalk = (await import('chalk')).default
       this.log(`${chalk.bold('Bula')} ${server.version} simulator ready at ${chalk.cyan(server.baseUrl)}`)
       this.log(`Data: ${server.dataFile ?? 'in memory (nothing is saved)'}`)
+      this.log(`Dashboard: ${chalk.cyan(`${server.baseUrl}/dashboard`)} (\`bula dashboard\` opens it signed in)`)
       if (server.demo) {
         this.log(`\nDemo merchants (test keys, shown only now${profileSaved ? '; saved in CLI profile "default"' : ''}):`)
         for (const [tier, demo] of Object.entries(server.demo)) {

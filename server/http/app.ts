@@ -1,6 +1,8 @@
 import express, { type Express } from 'express'
 import type { Caller, ServiceContext } from '../context.js'
 import { newId } from '../ids.js'
+import { dashboardLoginRouter, dashboardRouter } from './dashboard/router.js'
+import { DashboardSessions } from './dashboard/sessions.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { openApiRouter } from './openapi.js'
 import { checkoutPagesRouter } from './pages/checkout.js'
@@ -23,6 +25,9 @@ export interface AppOptions {
   logRequests: boolean
 }
 
+/** A dashboard login link works once, but a log line outlives it: the token stays out of the log. */
+const withoutLoginToken = (url: string): string => url.replace(/^\/dashboard\/login\/[^/?#]+/, '/dashboard/login/…')
+
 /** The whole HTTP surface. Never listens: start.ts and tests do. */
 export function createApp({ ctx, version, log, logRequests }: AppOptions): Express {
   const app = express()
@@ -34,7 +39,7 @@ export function createApp({ ctx, version, log, logRequests }: AppOptions): Expre
     const started = process.hrtime.bigint()
     res.on('finish', () => {
       const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100
-      if (logRequests) log(`${req.method} ${req.originalUrl} ${res.statusCode} ${latencyMs}ms ${requestId}`)
+      if (logRequests) log(`${req.method} ${withoutLoginToken(req.originalUrl)} ${res.statusCode} ${latencyMs}ms ${requestId}`)
       const caller = res.locals.caller as Caller | undefined
       if (caller) {
         ctx.requestLog.record({
@@ -53,7 +58,9 @@ export function createApp({ ctx, version, log, logRequests }: AppOptions): Expre
     next()
   })
   app.use(express.json({ limit: '1mb' }))
+  const dashboardSessions = new DashboardSessions()
   app.use('/_sim/state', stateRouter(ctx))
+  app.use('/_sim/dashboard', dashboardLoginRouter(ctx, dashboardSessions))
   app.use('/_sim', simRouter(ctx, version))
   app.use('/v1/merchants', merchantsRouter(ctx))
   app.use('/v1/checkout-sessions', checkoutSessionsRouter(ctx))
@@ -63,6 +70,7 @@ export function createApp({ ctx, version, log, logRequests }: AppOptions): Expre
   app.use(['/webhook-endpoints', '/v1/webhook-endpoints'], webhookEndpointsRouter(ctx))
   app.use('/pay', checkoutPagesRouter(ctx))
   app.use('/i', invoicePagesRouter(ctx))
+  app.use('/dashboard', dashboardRouter(ctx, dashboardSessions))
   app.use(openApiRouter(app, version))
   app.use(notFoundHandler)
   app.use(errorHandler(log))

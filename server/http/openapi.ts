@@ -275,7 +275,7 @@ export function openApiDocument(app: Express, version: string): OpenApiDocument 
       description: [
         'The local simulator of the FJD payment service: its API (`/v1/...`, and `/api-keys` and `/webhook-endpoints`',
         'with or without `/v1`) and the simulator-only surface (`/_sim/...`). Generated from the zod schemas in src/schemas',
-        'and the routes\' specs (docs/openapi.md). The hosted pages (`/pay/...`, `/i/...`) are HTML for customers and are not listed.',
+        'and the routes\' specs (docs/openapi.md). The hosted pages (`/pay/...`, `/i/...`) and the web dashboard (`/dashboard/...`) are HTML for browsers and are not listed.',
       ].join(' '),
     },
     paths,

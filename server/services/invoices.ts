@@ -1,4 +1,4 @@
-import { ApiError, invalidRequest, notFound } from '../../src/errors.js'
+import { ApiError, invalidRequest, invalidState, notFound } from '../../src/errors.js'
 import type {
   CreateInvoiceRequest,
   Invoice,
@@ -21,6 +21,7 @@ import {
 } from '../domain/invoice.js'
 import type { MerchantRecord } from '../domain/merchant.js'
 import { newSecret } from '../ids.js'
+import { renderInvoicePdf } from '../pdf/invoice-pdf.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { endSession, openSession, paySession } from './checkout-sessions.js'
 import { runIdempotent, type IdempotentResult } from './idempotency.js'
@@ -80,6 +81,14 @@ export function ownInvoice(ctx: ServiceContext, caller: Caller, id: string): Inv
 }
 
 export const getInvoice = (ctx: ServiceContext, caller: Caller, id: string): Invoice => present(ctx, ownInvoice(ctx, caller, id))
+
+/** The PDF of a sent Invoice (the API's download and the dashboard's preview); a draft has none yet. */
+export async function invoicePdf(ctx: ServiceContext, caller: Caller, id: string): Promise<{ invoice: InvoiceRecord; pdf: Buffer }> {
+  requireBusiness(caller)
+  const invoice = ownInvoice(ctx, caller, id)
+  if (invoice.status === 'draft') throw invalidState(`Invoice ${invoice.invoiceId} is still a draft; send it first.`)
+  return { invoice, pdf: await renderInvoicePdf(ctx, invoice) }
+}
 
 /** Newest first; `starting_after` returns older Invoices. */
 export function listInvoices(ctx: ServiceContext, caller: Caller, query: ListInvoicesQuery): InvoiceList {

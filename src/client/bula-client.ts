@@ -11,6 +11,7 @@ import {
   type CheckoutSessionList,
   type Clock,
   type CreateApiKeyRequest,
+  type DashboardLoginLink,
   type createApiKeyResponseSchema,
   type CreateCheckoutSessionRequest,
   type CreateWebhookEndpointRequest,
@@ -204,6 +205,11 @@ export class BulaClient {
 
   signup(body: SignupRequest): Promise<SignupResponse> {
     return this.request({ method: 'POST', path: '/_sim/merchants', body, auth: false })
+  }
+
+  /** A one-time link into the web dashboard, signed in as this key's merchant and mode. */
+  createDashboardLoginLink(): Promise<DashboardLoginLink> {
+    return this.request({ method: 'POST', path: '/_sim/dashboard/login-links' })
   }
 
   getMe(): Promise<MerchantMe> {

@@ -57,6 +57,9 @@ function Header({ info, colors }: { info: ServeBoardInfo; colors: ChalkInstance 
         {colors.bold('Bula')} {info.version} simulator at {colors.cyan(info.baseUrl)}
       </Text>
       <Text>Data: {info.dataFile ?? 'in memory (nothing is saved)'}</Text>
+      <Text>
+        Dashboard: {colors.cyan(`${info.baseUrl}/dashboard`)} {colors.dim('(`bula dashboard` opens it signed in)')}
+      </Text>
       {demo.length > 0 ? (
         <Text>{`Demo test keys (shown only now${info.profileSaved ? '; saved in CLI profile "default"' : ''}):`}</Text>
       ) : (

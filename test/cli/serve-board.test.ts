@@ -41,6 +41,7 @@ describe.skipIf(!hasScript)('bula serve on a terminal', () => {
         void child.then(() => reject(new Error(`serve ended before ${pattern}: ${screen}`)))
       })
     const [, baseUrl] = await waitFor(/simulator at (http:\/\/127\.0\.0\.1:\d+)/)
+    await waitFor(new RegExp(`Dashboard: ${baseUrl}/dashboard`))
     await waitFor(/Kava Kitchen Ltd \(business\): sk_test_\w+/)
     await waitFor(/Ctrl-C to stop/)
     await fetch(`${baseUrl}/v1/nothing-here`)

@@ -8,8 +8,8 @@ import { appRoutes } from '../../server/http/openapi-routes.js'
 import type { RunningServer } from '../../server/start.js'
 import { call, signupMerchant, startTestServer } from '../helpers/http.js'
 
-/** The hosted checkout and invoice pages answer HTML to customers' browsers; the document leaves them out (docs/openapi.md). */
-const HOSTED_PAGES = ['/pay', '/i']
+/** The hosted checkout and invoice pages and the dashboard answer HTML to browsers; the document leaves them out (docs/openapi.md). */
+const HOSTED_PAGES = ['/pay', '/i', '/dashboard']
 
 /** What `router.all()` answers for: the methods a path does not declare. */
 const ALL_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE']
@@ -89,7 +89,7 @@ describe('GET /openapi.json', () => {
     ]) {
       expect(documented).toContain(operation)
     }
-    expect(documented.filter((operation) => /^\w+ \/(pay|i)\//.test(operation))).toEqual([])
+    expect(documented.filter((operation) => /^\w+ \/(pay|i|dashboard)\//.test(operation))).toEqual([])
   })
 
   it('fails for a route added without a spec', () => {

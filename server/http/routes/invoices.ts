@@ -7,9 +7,7 @@ import {
   listInvoicesQuerySchema,
 } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
-import { renderInvoicePdf } from '../../pdf/invoice-pdf.js'
-import { createInvoice, getInvoice, listInvoices, ownInvoice, requireBusiness, sendInvoice, voidInvoice } from '../../services/invoices.js'
-import { invalidState } from '../../../src/errors.js'
+import { createInvoice, getInvoice, invoicePdf, listInvoices, requireBusiness, sendInvoice, voidInvoice } from '../../services/invoices.js'
 import { authenticate, callerOf } from '../auth.js'
 import { handle, idempotentReply } from '../handle.js'
 import { declareRoute } from '../openapi-routes.js'
@@ -124,9 +122,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
     },
     async (req, res, next) => {
       try {
-        const invoice = ownInvoice(ctx, callerOf(res), String(req.params.id))
-        if (invoice.status === 'draft') throw invalidState(`Invoice ${invoice.invoiceId} is still a draft; send it first.`)
-        const pdf = await renderInvoicePdf(ctx, invoice)
+        const { invoice, pdf } = await invoicePdf(ctx, callerOf(res), String(req.params.id))
         res.setHeader('content-type', 'application/octet-stream')
         res.setHeader('content-disposition', `attachment; filename="${invoice.number}.pdf"`)
         res.send(pdf)

@@ -1,0 +1,384 @@
+import { timingSafeEqual } from 'node:crypto'
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express'
+import { ApiError } from '../../../src/errors.js'
+import type { Mode } from '../../../src/schemas/index.js'
+import type { Caller, ServiceContext } from '../../context.js'
+import { StoreWriteError } from '../../store/types.js'
+import { escapeHtml, safe, type SafeHtml, type TemplateValue } from '../../templates.js'
+import type { DashboardSession, DashboardSessions, Flash } from './sessions.js'
+
+/** Where the dashboard is mounted; every link and form action starts with it. */
+export const DASHBOARD_BASE = '/dashboard'
+export const SESSION_COOKIE = 'bula_dashboard'
+
+/** The navigation, in order; a page names the section it belongs to. */
+export const SECTIONS = [
+  { id: 'overview', label: 'Overview', path: '' },
+  { id: 'sessions', label: 'Checkout Sessions', path: '/sessions' },
+  { id: 'invoices', label: 'Invoices', path: '/invoices' },
+  { id: 'payouts', label: 'Payouts', path: '/payouts' },
+  { id: 'webhooks', label: 'Webhooks', path: '/webhooks' },
+  { id: 'events', label: 'Events', path: '/events' },
+  { id: 'developers', label: 'Developers', path: '/developers' },
+  { id: 'settings', label: 'Settings', path: '/settings' },
+  { id: 'outbox', label: 'Outbox', path: '/outbox' },
+] as const
+export type Section = (typeof SECTIONS)[number]['id']
+
+/** One signed-in request: who acts (the same Caller the API's routes use) and the session behind it. */
+export interface Dash {
+  caller: Caller
+  session: DashboardSession
+  /** The merchant's clock at the start of the request. */
+  now: number
+  /** This request's path under the dashboard, for a form's way back after an error. */
+  here: string
+}
+
+export interface PageResult {
+  title: string
+  section: Section
+  content: SafeHtml
+  status?: number
+}
+
+/** What a form's POST did: where to go next (Post/Redirect/Get) and what to say there. */
+export interface ActionResult {
+  redirect: string
+  flash?: Flash
+}
+
+export interface ActionInput {
+  fields: Record<string, string>
+  /** Uploaded files of a multipart form, by field name; empty file inputs are left out. */
+  files: Record<string, { type: string; bytes: Buffer }>
+}
+
+export type PageHandler = (req: Request, dash: Dash) => PageResult | Promise<PageResult>
+export type ActionHandler = (req: Request, dash: Dash, input: ActionInput) => ActionResult | Promise<ActionResult>
+
+const STATUS_TONES: Record<string, 'ok' | 'bad' | 'wait'> = {
+  succeeded: 'ok',
+  paid: 'ok',
+  active: 'ok',
+  sent: 'ok',
+  approved: 'ok',
+  failed: 'bad',
+  void: 'bad',
+  expired: 'bad',
+  rejected: 'bad',
+  revoked: 'bad',
+  inactive: 'bad',
+  overdue: 'bad',
+  pending: 'wait',
+  processing: 'wait',
+  open: 'wait',
+  draft: 'wait',
+  expiring: 'wait',
+}
+
+/** A link or redirect target inside the dashboard. */
+export const dashPath = (path = ''): string => `${DASHBOARD_BASE}${path}`
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "script-src 'self'",
+  "connect-src 'self'",
+  // The invoice PDF preview is an <iframe> of the dashboard's own PDF route.
+  "frame-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+export const dashboardHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY)
+  res.setHeader('X-Frame-Options', 'DENY')
+  res.setHeader('Referrer-Policy', 'no-referrer')
+  res.setHeader('Cache-Control', 'no-store')
+  res.setHeader('X-Content-Type-Options', 'nosniff')
+  next()
+}
+
+export function readCookie(req: Request, name: string): string | undefined {
+  for (const part of (req.get('cookie') ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=')
+    if (key === name) return value.join('=')
+  }
+  return undefined
+}
+
+export const sameToken = (a: string, b: string): boolean => {
+  const left = Buffer.from(a)
+  const right = Buffer.from(b)
+  return left.length === right.length && timingSafeEqual(left, right)
+}
+
+/** Forms may only come from pages of this simulator: a browser's Origin header says where a form was. */
+export function sameOrigin(req: Request): boolean {
+  const origin = req.get('origin')
+  if (origin === undefined) return true
+  return origin === `${req.protocol}://${req.get('host') ?? ''}`
+}
+
+const MULTIPART_LIMIT = '12mb'
+const urlencoded = express.urlencoded({ extended: false, limit: '64kb' })
+const multipart = express.raw({ type: 'multipart/form-data', limit: MULTIPART_LIMIT })
+
+/** Node's fetch parses multipart bodies, so uploads need no extra dependency. */
+async function parseMultipart(req: Request): Promise<ActionInput> {
+  const contentType = req.get('content-type') ?? ''
+  if (!Buffer.isBuffer(req.body) || !contentType.startsWith('multipart/form-data')) {
+    throw new ApiError(400, 'invalid_request', 'Send this form as multipart/form-data.')
+  }
+  let form: FormData
+  try {
+    form = await new Response(req.body, { headers: { 'content-type': contentType } }).formData()
+  } catch {
+    throw new ApiError(400, 'invalid_request', 'The form upload could not be read.')
+  }
+  const input: ActionInput = { fields: {}, files: {} }
+  for (const [name, value] of form.entries()) {
+    if (typeof value === 'string') input.fields[name] = value
+    else if (value.size > 0) input.files[name] = { type: value.type, bytes: Buffer.from(await value.arrayBuffer()) }
+  }
+  return input
+}
+
+function urlencodedInput(req: Request): ActionInput {
+  const body = (req.body ?? {}) as Record<string, unknown>
+  const fields: Record<string, string> = {}
+  for (const [name, value] of Object.entries(body)) if (typeof value === 'string') fields[name] = value
+  return { fields, files: {} }
+}
+
+/** A form's way back after an error: only a path inside the dashboard, never another site. */
+function backPath(value: string | undefined): string {
+  return value !== undefined && (value === DASHBOARD_BASE || value.startsWith(`${DASHBOARD_BASE}/`)) && !value.startsWith('//')
+    ? value
+    : DASHBOARD_BASE
+}
+
+/** The message a person reads for an error a form or a filter ran into; undefined for a fault of the simulator. */
+export function errorFlash(error: unknown): Flash | undefined {
+  if (error instanceof ApiError) {
+    return { tone: 'error', text: error.message, details: error.param ? [`Field: ${error.param}`] : undefined }
+  }
+  if (error instanceof StoreWriteError) return { tone: 'error', text: 'The change could not be saved: the data file is not writable. Nothing was changed.' }
+  return undefined
+}
+
+/**
+ * The dashboard's building blocks: rendering from templates/dashboard, the
+ * layout, forms that always carry the CSRF token, and the wrappers every
+ * page (GET) and action (POST) route goes through. Pages call the same
+ * services as the API with the session's Caller, so every rule has one home.
+ */
+export class DashboardKit {
+  constructor(
+    readonly ctx: ServiceContext,
+    readonly sessions: DashboardSessions,
+  ) {}
+
+  render(name: string, values: Record<string, TemplateValue> = {}): SafeHtml {
+    return safe(this.ctx.templates.render(`dashboard/${name}.html`, values))
+  }
+
+  join(parts: readonly SafeHtml[], separator = '\n'): SafeHtml {
+    return safe(parts.map((part) => part.html).join(separator))
+  }
+
+  /**
+   * A form posting to `action` (a path under the dashboard). It always
+   * carries the session's CSRF token and the way back to this page.
+   */
+  form(
+    dash: Dash,
+    options: {
+      action: string
+      submit: string
+      fields?: SafeHtml
+      style?: 'primary' | 'secondary' | 'danger'
+      multipart?: boolean
+      className?: string
+      /** A question dashboard.js asks before a destructive action; without JavaScript the form just submits. */
+      confirm?: string
+    },
+  ): SafeHtml {
+    return this.render('form', {
+      action: dashPath(options.action),
+      enctype: options.multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded',
+      className: options.className ?? 'inline-form',
+      csrf: dash.session.csrfToken,
+      back: dash.here,
+      fields: options.fields ?? safe(''),
+      submit: options.submit,
+      style: options.style ?? 'primary',
+      confirm: options.confirm === undefined ? safe('') : safe(` data-confirm="${escapeHtml(options.confirm)}"`),
+    })
+  }
+
+  /** A data table; `cells` are already-rendered HTML per column, so links and badges fit in. */
+  table(headers: readonly string[], rows: ReadonlyArray<readonly (SafeHtml | string)[]>, empty: string): SafeHtml {
+    if (rows.length === 0) return this.render('empty', { text: empty })
+    const cell = (value: SafeHtml | string): string => (typeof value === 'string' ? escapeHtml(value) : value.html)
+    return this.render('table', {
+      head: safe(headers.map((header) => `<th scope="col">${escapeHtml(header)}</th>`).join('')),
+      rows: safe(rows.map((row) => `<tr>${row.map((value) => `<td>${cell(value)}</td>`).join('')}</tr>`).join('\n')),
+    })
+  }
+
+  link(path: string, label: string): SafeHtml {
+    return safe(`<a href="${escapeHtml(dashPath(path))}">${escapeHtml(label)}</a>`)
+  }
+
+  badge(text: string, tone: 'ok' | 'bad' | 'wait' | 'quiet' = 'quiet'): SafeHtml {
+    return safe(`<span class="badge badge-${tone}">${escapeHtml(text)}</span>`)
+  }
+
+  /** A status of any object (session, invoice, payout, endpoint, delivery), coloured by how it ended. */
+  statusBadge(status: string): SafeHtml {
+    return this.badge(status, STATUS_TONES[status] ?? 'quiet')
+  }
+
+  /** A page: only with a session; the layout, navigation and flash come from here. */
+  page(router: Router, path: string, handler: PageHandler): void {
+    router.get(path, async (req, res) => {
+      const dash = this.signedIn(req, res)
+      if (!dash) return
+      try {
+        const page = await handler(req, dash)
+        this.send(res, dash, page)
+      } catch (error) {
+        this.sendError(res, dash, error)
+      }
+    })
+  }
+
+  /** A form's target: session, CSRF token and origin checked before `handler` runs; changes on disk before the redirect. */
+  action(router: Router, path: string, handler: ActionHandler, options: { multipart?: boolean } = {}): void {
+    router.post(path, options.multipart ? multipart : urlencoded, async (req, res) => {
+      const dash = this.signedIn(req, res)
+      if (!dash) return
+      let input: ActionInput
+      try {
+        input = options.multipart ? await parseMultipart(req) : urlencodedInput(req)
+      } catch (error) {
+        this.sendError(res, dash, error)
+        return
+      }
+      if (!sameToken(input.fields._csrf ?? '', dash.session.csrfToken) || !sameOrigin(req)) {
+        this.sendError(res, dash, new ApiError(403, 'csrf_failed', 'This form has expired or did not come from the dashboard. Reload the page and try again.'))
+        return
+      }
+      const back = backPath(input.fields._back)
+      try {
+        const result = await handler(req, { ...dash, here: back }, input)
+        await this.ctx.store.commit()
+        dash.session.flash = result.flash ?? null
+        res.redirect(303, result.redirect)
+      } catch (error) {
+        const flash = errorFlash(error)
+        if (!flash) {
+          this.sendError(res, dash, error)
+          return
+        }
+        dash.session.flash = flash
+        res.redirect(303, back)
+      }
+    })
+  }
+
+  /** The request's session and Caller; without one, a GET goes to sign-in and anything else gets 403. */
+  signedIn(req: Request, res: Response): Dash | undefined {
+    const session = this.sessions.find(readCookie(req, SESSION_COOKIE) ?? '')
+    const merchant = session && this.ctx.store.get('merchants', session.merchantId)
+    if (!session || !merchant) {
+      if (session) this.sessions.end(session.id)
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        res.redirect(303, dashPath('/sign-in'))
+      } else {
+        res.status(403).type('html').send(this.bare('Signed out', this.render('signed-out', { signIn: dashPath('/sign-in') })))
+      }
+      return undefined
+    }
+    // Live pages only while live mode is unlocked (an import or reset may have changed that).
+    if (session.mode === 'live' && !merchant.liveUnlocked) session.mode = 'test'
+    const caller: Caller = { merchant, key: session.key, mode: session.mode }
+    return { caller, session, now: this.ctx.clock.now(merchant.id), here: req.originalUrl }
+  }
+
+  send(res: Response, dash: Dash, page: PageResult): void {
+    const flash = dash.session.flash
+    dash.session.flash = null
+    res.status(page.status ?? 200).type('html').send(this.layout(dash, page, flash))
+  }
+
+  sendError(res: Response, dash: Dash, error: unknown): void {
+    const status = error instanceof ApiError ? error.status : error instanceof StoreWriteError ? 503 : 500
+    if (status === 500) this.ctx.log(`dashboard error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    const message = errorFlash(error)?.text ?? 'Something went wrong in the simulator; the details are in its log.'
+    this.send(res, dash, {
+      status,
+      title: status === 404 ? 'Not found' : 'Something went wrong',
+      section: 'overview',
+      content: this.render('error', { heading: status === 404 ? 'Not found' : 'That did not work', message }),
+    })
+  }
+
+  private layout(dash: Dash, page: PageResult, flash: Flash | null): string {
+    const { merchant, mode } = dash.caller
+    const nav = SECTIONS.map((section) =>
+      this.render('nav-item', {
+        href: dashPath(section.path),
+        label: section.label,
+        current: section.id === page.section ? 'page' : 'false',
+      }),
+    )
+    let modeSwitch = safe('')
+    if (merchant.liveUnlocked && dash.session.liveAccess) {
+      modeSwitch = this.form(dash, {
+        action: '/mode',
+        submit: mode === 'test' ? 'Switch to live data' : 'Switch to test data',
+        fields: this.render('hidden', { name: 'mode', value: otherMode(mode) }),
+        style: 'secondary',
+      })
+    } else if (merchant.liveUnlocked) {
+      modeSwitch = this.render('live-sign-in-hint', { signIn: dashPath('/sign-in') })
+    }
+    return this.ctx.templates.render('dashboard/layout.html', {
+      title: `${page.title} · ${merchant.settings.displayName} · Bula dashboard`,
+      merchantName: merchant.settings.displayName,
+      modeClass: mode,
+      modeLabel: mode === 'test' ? 'Test data' : 'Live data',
+      modeSwitch,
+      nav: this.join(nav),
+      signOut: this.form(dash, { action: '/sign-out', submit: 'Sign out', style: 'secondary' }),
+      flash: flash ? this.flash(flash) : safe(''),
+      content: page.content,
+      assets: dashPath('/assets'),
+    })
+  }
+
+  flash(flash: Flash): SafeHtml {
+    return this.render('flash', {
+      tone: flash.tone,
+      role: flash.tone === 'error' ? 'alert' : 'status',
+      text: flash.text,
+      details: flash.details?.length ? safe(`<ul>${flash.details.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`) : safe(''),
+      secret: flash.secret ? this.render('secret', { secret: flash.secret }) : safe(''),
+    })
+  }
+
+  /** A page outside a session (sign-in, signed out): the same stylesheet, no navigation. */
+  bare(title: string, content: SafeHtml): string {
+    return this.ctx.templates.render('dashboard/bare.html', { title: `${title} · Bula dashboard`, content, assets: dashPath('/assets') })
+  }
+}
+
+const otherMode = (mode: Mode): Mode => (mode === 'test' ? 'live' : 'test')
+
+/** A time as the dashboard shows it: to the minute, in UTC (the clock the settlement runs use). */
+export const formatTime = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`

@@ -1,0 +1,425 @@
+import { randomBytes } from 'node:crypto'
+import type { Request, Router } from 'express'
+import { ApiError, invalidRequest } from '../../../../src/errors.js'
+import { parseFjdAmount } from '../../../../src/cli/session-inputs.js'
+import {
+  MAX_ITEMS,
+  createInvoiceRequestSchema,
+  invoiceStatusSchema,
+  listInvoicesQuerySchema,
+  payInvoiceRequestSchema,
+  updateInvoiceRequestSchema,
+  type Invoice,
+  type InvoiceItem,
+} from '../../../../src/schemas/index.js'
+import { formatFjd } from '../../../domain/money.js'
+import { emailInvoice } from '../../../services/invoice-email.js'
+import {
+  createInvoice,
+  getInvoice,
+  invoicePdf,
+  listInvoices,
+  ownInvoice,
+  payInvoice,
+  requireBusiness,
+  sendInvoice,
+  updateDraft,
+  voidInvoice,
+} from '../../../services/invoices.js'
+import { safe, type SafeHtml } from '../../../templates.js'
+import { parseWith } from '../../validate.js'
+import { dashPath, formatTime, type Dash, type DashboardKit, type PageResult } from '../kit.js'
+
+const PAGE_SIZE = 20
+/** How many invoices one call of listInvoices reads while looking for those of one status. */
+const LIST_BATCH = 100
+/** Blank item rows on the new-draft form, and added below a draft's items when editing. */
+const NEW_ITEM_ROWS = 3
+const EXTRA_EDIT_ROWS = 2
+const IDEMPOTENCY_FIELD = 'idempotencyKey'
+
+const invoicePath = (id: number | string): string => `/invoices/${encodeURIComponent(String(id))}`
+const invoiceLabel = (invoice: Pick<Invoice, 'id' | 'number'>): string => invoice.number ?? `Draft #${invoice.id}`
+
+/** `45050` → `450.50`: how a price is typed into the form. */
+const dollarsOf = (cents: number): string => (cents / 100).toFixed(2)
+
+/** The invoice form's fields as typed, converted to the API's request shape; blanks are `null`, for the schema to judge. */
+interface InvoiceFormValues {
+  customerName: string
+  dueDate: string
+  items: InvoiceItem[]
+  customerEmail: string | null
+  vatNumber: string | null
+  taxLabel: string | null
+  taxPercent: number | undefined
+}
+
+function itemsOf(fields: Record<string, string>): InvoiceItem[] {
+  const items: InvoiceItem[] = []
+  for (let row = 0; row < MAX_ITEMS; row++) {
+    const description = fields[`item-${row}-description`]?.trim() ?? ''
+    const quantity = fields[`item-${row}-quantity`]?.trim() ?? ''
+    const price = fields[`item-${row}-unitPrice`]?.trim() ?? ''
+    if (description === '' && quantity === '' && price === '') continue
+    const param = `items.${items.length}`
+    if (!/^\d+$/.test(quantity)) throw invalidRequest(`Item row ${row + 1}: the quantity must be a whole number.`, `${param}.quantity`)
+    let unitPrice: number
+    try {
+      unitPrice = parseFjdAmount(price)
+    } catch (error) {
+      throw invalidRequest(`Item row ${row + 1}: ${(error as Error).message}`, `${param}.unitPrice`)
+    }
+    items.push({ description, quantity: Number(quantity), unitPrice })
+  }
+  return items
+}
+
+function formValues(fields: Record<string, string>): InvoiceFormValues {
+  const text = (name: string): string | null => {
+    const value = fields[name]?.trim() ?? ''
+    return value === '' ? null : value
+  }
+  const taxLabel = text('taxLabel')
+  const percent = text('taxPercent')
+  let taxPercent: number | undefined
+  if (percent !== null) {
+    taxPercent = Number(percent)
+    if (!Number.isFinite(taxPercent)) throw invalidRequest('The tax percent must be a number like 15 or 12.5.', 'taxPercent')
+  } else if (taxLabel === null) {
+    // An empty tax line: no label and no percent is how an invoice without tax looks.
+    taxPercent = 0
+  }
+  return {
+    customerName: fields.customerName ?? '',
+    dueDate: fields.dueDate?.trim() ?? '',
+    items: itemsOf(fields),
+    customerEmail: text('customerEmail'),
+    vatNumber: text('vatNumber'),
+    taxLabel,
+    taxPercent,
+  }
+}
+
+/** The form's per-render key: submitting the same form twice is one change, as a retried API request is. */
+function idempotencyKeyOf(fields: Record<string, string>): string {
+  const key = fields[IDEMPOTENCY_FIELD] ?? ''
+  if (!/^dash_[A-Za-z0-9_-]{16,64}$/.test(key)) throw invalidRequest('This form is incomplete; reload the page and try again.', IDEMPOTENCY_FIELD)
+  return key
+}
+
+/** The list's filter as the address has it (empty when absent). */
+interface InvoicesFilter {
+  status: string
+  startingAfter: string
+}
+
+function filterOf(req: Request): InvoicesFilter {
+  const text = (name: string): string => {
+    const value = req.query[name]
+    return typeof value === 'string' ? value.trim() : ''
+  }
+  return { status: text('status'), startingAfter: text('starting_after') }
+}
+
+function searchOf(filter: InvoicesFilter): string {
+  const params = new URLSearchParams()
+  if (filter.status !== '') params.set('status', filter.status)
+  if (filter.startingAfter !== '') params.set('starting_after', filter.startingAfter)
+  const search = params.toString()
+  return search === '' ? '' : `?${search}`
+}
+
+/**
+ * One page of the list, newest first. The API lists every status, so a
+ * status filter reads through its pages until this page is full.
+ */
+function invoicesPage(kit: DashboardKit, dash: Dash, filter: InvoicesFilter): { invoices: Invoice[]; hasMore: boolean } {
+  const status = filter.status === '' ? undefined : invoiceStatusSchema.safeParse(filter.status)
+  if (status && !status.success) throw invalidRequest(`Choose a status: ${invoiceStatusSchema.options.join(', ')}.`, 'status')
+  const found: Invoice[] = []
+  let startingAfter = filter.startingAfter === '' ? undefined : filter.startingAfter
+  for (;;) {
+    const query = parseWith(listInvoicesQuerySchema, { limit: String(status ? LIST_BATCH : PAGE_SIZE), starting_after: startingAfter }, 'query')
+    const page = listInvoices(kit.ctx, dash.caller, query)
+    for (const invoice of page.data) {
+      if (status && invoice.status !== status.data) continue
+      if (found.length === PAGE_SIZE) return { invoices: found, hasMore: true }
+      found.push(invoice)
+    }
+    if (!page.hasMore) return { invoices: found, hasMore: false }
+    if (!status) return { invoices: found, hasMore: true }
+    startingAfter = String(page.data.at(-1)!.id)
+  }
+}
+
+/**
+ * Invoices (Business accounts only): the list with a new-draft form, one
+ * invoice with the actions its state allows, and its PDF. Every change goes
+ * through the services behind `/v1/invoices` and `/_sim/invoices`.
+ */
+export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
+  const { ctx } = kit
+
+  /** The explanation an individual merchant gets instead of a page, from the API's own rule. */
+  const businessOnly = (dash: Dash): PageResult | undefined => {
+    try {
+      requireBusiness(dash.caller)
+      return undefined
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      return { title: 'Invoices', section: 'invoices', status: error.status, content: kit.render('invoices-business-only', { message: error.message }) }
+    }
+  }
+
+  const idempotencyField = (): SafeHtml => kit.render('hidden', { name: IDEMPOTENCY_FIELD, value: `dash_${randomBytes(18).toString('base64url')}` })
+
+  const itemRow = (row: number, item?: InvoiceItem): SafeHtml =>
+    kit.render('invoice-item-row', {
+      row: row + 1,
+      description: item?.description ?? '',
+      descriptionName: `item-${row}-description`,
+      quantityName: `item-${row}-quantity`,
+      quantity: item === undefined ? '' : String(item.quantity),
+      unitPriceName: `item-${row}-unitPrice`,
+      unitPrice: item === undefined ? '' : dollarsOf(item.unitPrice),
+    })
+
+  /** The new-draft and edit forms' fields; the two never share a page, so their ids cannot clash. */
+  const invoiceFields = (invoice?: Invoice): SafeHtml => {
+    const items = invoice?.items ?? []
+    const rows = Math.min(MAX_ITEMS, invoice ? items.length + EXTRA_EDIT_ROWS : NEW_ITEM_ROWS)
+    return kit.render('invoice-fields', {
+      customerName: invoice?.customerName ?? '',
+      customerEmail: invoice?.customerEmail ?? '',
+      dueDate: invoice?.dueDate ?? '',
+      vatNumber: invoice?.vatNumber ?? '',
+      taxLabel: invoice?.taxLabel ?? '',
+      taxPercent: invoice === undefined ? '' : String(invoice.taxPercent),
+      itemRows: kit.join(Array.from({ length: rows }, (_, row) => itemRow(row, items[row]))),
+      maxItems: MAX_ITEMS,
+    })
+  }
+
+  const statusOptions = (selected: string): SafeHtml =>
+    kit.join(
+      [['', 'All statuses'] as const, ...invoiceStatusSchema.options.map((status) => [status, status] as const)].map(([value, label]) =>
+        kit.render('invoices-status-option', { value, label, selected: value === selected ? safe(' selected') : safe('') }),
+      ),
+    )
+
+  kit.page(router, '/invoices', (req, dash) => {
+    const refused = businessOnly(dash)
+    if (refused) return refused
+    const { mode } = dash.caller
+    const filter = filterOf(req)
+    let list: { invoices: Invoice[]; hasMore: boolean } | undefined
+    let problem: ApiError | undefined
+    try {
+      list = invoicesPage(kit, dash, filter)
+    } catch (error) {
+      // A bad filter or cursor keeps the page on screen, with what is wrong above the list.
+      if (!(error instanceof ApiError)) throw error
+      problem = error
+    }
+    const links: SafeHtml[] = []
+    if (filter.startingAfter !== '') {
+      links.push(kit.render('invoices-pager-link', { label: 'First page', href: dashPath(`/invoices${searchOf({ ...filter, startingAfter: '' })}`) }))
+    }
+    if (list?.hasMore) {
+      const startingAfter = String(list.invoices.at(-1)!.id)
+      links.push(kit.render('invoices-pager-link', { label: 'Next page', href: dashPath(`/invoices${searchOf({ ...filter, startingAfter })}`) }))
+    }
+    return {
+      title: 'Invoices',
+      section: 'invoices',
+      status: problem?.status,
+      content: kit.render('invoices-page', {
+        mode,
+        filter: kit.render('invoices-filter', { action: dashPath('/invoices'), statusOptions: statusOptions(filter.status), clear: dashPath('/invoices') }),
+        problem: problem
+          ? kit.flash({ tone: 'error', text: problem.message, details: problem.param ? [`Field: ${problem.param}`] : undefined })
+          : safe(''),
+        table: list
+          ? kit.table(
+              ['Invoice', 'Customer', 'Total', 'Status', 'Overdue', 'Due', 'Created'],
+              list.invoices.map((invoice) => [
+                kit.link(invoicePath(invoice.id), invoiceLabel(invoice)),
+                invoice.customerName,
+                formatFjd(invoice.total),
+                kit.statusBadge(invoice.status),
+                invoice.overdue ? kit.statusBadge('overdue') : '—',
+                invoice.dueDate,
+                formatTime(invoice.createdAt),
+              ]),
+              filter.status === '' ? `No Invoices in ${mode} mode yet.` : `No ${filter.status} Invoices in ${mode} mode.`,
+            )
+          : safe(''),
+        pager: links.length === 0 ? safe('') : kit.render('invoices-pager', { links: kit.join(links) }),
+        createForm: kit.form(dash, {
+          action: '/invoices',
+          submit: 'Create draft',
+          className: 'stack-form',
+          fields: kit.join([idempotencyField(), invoiceFields()]),
+        }),
+      }),
+    }
+  })
+
+  kit.action(router, '/invoices', (_req, dash, input) => {
+    requireBusiness(dash.caller)
+    const key = idempotencyKeyOf(input.fields)
+    const { customerEmail, vatNumber, taxLabel, ...values } = formValues(input.fields)
+    const request = parseWith(createInvoiceRequestSchema, {
+      ...values,
+      customerEmail: customerEmail ?? undefined,
+      vatNumber: vatNumber ?? undefined,
+      taxLabel: taxLabel ?? undefined,
+    })
+    const { body: invoice, replayed } = createInvoice(ctx, dash.caller, request, key)
+    const text = replayed
+      ? `This form was already submitted: here is the draft it made, #${invoice.id}.`
+      : `Draft #${invoice.id} created for ${invoice.customerName}: ${formatFjd(invoice.total)}. Send it to give it a number.`
+    return { redirect: dashPath(invoicePath(invoice.id)), flash: { tone: 'ok', text } }
+  })
+
+  const actions = (dash: Dash, invoice: Invoice): SafeHtml => {
+    const path = invoicePath(invoice.id)
+    if (invoice.status === 'draft') {
+      return kit.form(dash, { action: `${path}/send`, submit: 'Send invoice', fields: idempotencyField() })
+    }
+    if (invoice.status !== 'sent') return safe('')
+    return kit.join([
+      kit.form(dash, { action: `${path}/email`, submit: 'E-mail to customer', style: 'secondary' }),
+      kit.form(dash, { action: `${path}/pay`, submit: 'Mark paid (simulate customer)', style: 'secondary' }),
+      kit.form(dash, {
+        action: `${path}/void`,
+        submit: 'Void invoice',
+        style: 'danger',
+        fields: idempotencyField(),
+        confirm: `Void invoice ${invoiceLabel(invoice)}? The customer can no longer pay it.`,
+      }),
+    ])
+  }
+
+  const notes: Record<Invoice['status'], string> = {
+    draft: 'A draft: edit it below, then send it to give it a number and a page the customer pays on.',
+    sent: 'Sent: the customer can pay it on its page.',
+    paid: 'Paid by the customer.',
+    void: 'Void: it can no longer be paid; its number is never reused.',
+  }
+
+  kit.page(router, '/invoices/:id', (req, dash) => {
+    const refused = businessOnly(dash)
+    if (refused) return refused
+    const id = String(req.params.id)
+    const invoice = getInvoice(ctx, dash.caller, id)
+    const record = ownInvoice(ctx, dash.caller, id)
+    const path = invoicePath(invoice.id)
+    const label = invoiceLabel(invoice)
+    const sessions = record.checkoutSessionIds.map((sessionId) => kit.link(`/sessions/${encodeURIComponent(sessionId)}`, sessionId))
+    const draft = invoice.status === 'draft'
+    return {
+      title: `Invoice ${label}`,
+      section: 'invoices',
+      content: kit.render('invoice-page', {
+        back: kit.link('/invoices', '← All Invoices'),
+        heading: label,
+        status: kit.statusBadge(invoice.status),
+        overdue: invoice.overdue ? kit.statusBadge('overdue') : safe(''),
+        note: notes[invoice.status],
+        actions: actions(dash, invoice),
+        id: invoice.id,
+        number: invoice.number ?? 'Not yet: assigned when sent',
+        mode: invoice.mode,
+        customerName: invoice.customerName,
+        customerEmail: invoice.customerEmail ?? 'None (needed to e-mail the invoice)',
+        vatNumber: invoice.vatNumber ?? 'None',
+        dueDate: invoice.dueDate,
+        overdueText: invoice.overdue ? 'Yes: past its due date in Fiji' : 'No',
+        hostedPage: draft ? safe('Once sent') : kit.render('invoice-hosted-link', { url: invoice.url }),
+        sessions: sessions.length === 0 ? safe('None yet') : kit.join(sessions, ', '),
+        created: formatTime(invoice.createdAt),
+        sent: invoice.sentAt === null ? 'Not yet' : formatTime(invoice.sentAt),
+        paid: invoice.paidAt === null ? 'Not paid' : formatTime(invoice.paidAt),
+        voided: invoice.voidedAt === null ? 'Not voided' : formatTime(invoice.voidedAt),
+        items: kit.table(
+          ['Description', 'Quantity', 'Unit price', 'Amount'],
+          invoice.items.map((item) => [item.description, String(item.quantity), formatFjd(item.unitPrice), formatFjd(item.quantity * item.unitPrice)]),
+          'No items.',
+        ),
+        subtotal: formatFjd(invoice.subtotal),
+        taxLabel: invoice.taxLabel ?? 'None',
+        taxPercent: `${invoice.taxPercent}%`,
+        tax: formatFjd(invoice.tax),
+        total: formatFjd(invoice.total),
+        edit: draft
+          ? kit.render('invoice-edit', {
+              form: kit.form(dash, { action: `${path}/edit`, submit: 'Save draft', className: 'stack-form', fields: invoiceFields(invoice) }),
+            })
+          : safe(''),
+        pdf: draft
+          ? safe('')
+          : kit.render('invoice-pdf', { src: dashPath(`${path}/pdf`), filename: `${invoice.number}.pdf`, title: `PDF of invoice ${label}` }),
+      }),
+    }
+  })
+
+  kit.action(router, '/invoices/:id/edit', (req, dash, input) => {
+    requireBusiness(dash.caller)
+    const patch = parseWith(updateInvoiceRequestSchema, formValues(input.fields))
+    const invoice = updateDraft(ctx, dash.caller, String(req.params.id), patch)
+    return {
+      redirect: dashPath(invoicePath(invoice.id)),
+      flash: { tone: 'ok', text: `Draft #${invoice.id} saved: ${invoice.items.length} item(s), total ${formatFjd(invoice.total)}.` },
+    }
+  })
+
+  kit.action(router, '/invoices/:id/send', (req, dash, input) => {
+    requireBusiness(dash.caller)
+    const { body: invoice } = sendInvoice(ctx, dash.caller, String(req.params.id), idempotencyKeyOf(input.fields))
+    return {
+      redirect: dashPath(invoicePath(invoice.id)),
+      flash: { tone: 'ok', text: `Sent as ${invoice.number}. Share its page with the customer, or e-mail it from here.` },
+    }
+  })
+
+  kit.action(router, '/invoices/:id/void', (req, dash, input) => {
+    requireBusiness(dash.caller)
+    const { body: invoice } = voidInvoice(ctx, dash.caller, String(req.params.id), idempotencyKeyOf(input.fields))
+    return { redirect: dashPath(invoicePath(invoice.id)), flash: { tone: 'ok', text: `Voided ${invoice.number}: the customer can no longer pay it.` } }
+  })
+
+  kit.action(router, '/invoices/:id/email', async (req, dash) => {
+    requireBusiness(dash.caller)
+    const id = String(req.params.id)
+    const email = await emailInvoice(ctx, dash.caller, id)
+    return {
+      redirect: dashPath(invoicePath(id)),
+      flash: { tone: 'ok', text: `E-mailed to ${email.to} with the PDF attached. The simulator sends no mail: it is in the Outbox.` },
+    }
+  })
+
+  kit.action(router, '/invoices/:id/pay', (req, dash) => {
+    requireBusiness(dash.caller)
+    const id = String(req.params.id)
+    payInvoice(ctx, dash.caller, id, parseWith(payInvoiceRequestSchema, { outcome: 'succeeded' }))
+    return { redirect: dashPath(invoicePath(id)), flash: { tone: 'ok', text: 'Paid, as a customer paying by card would.' } }
+  })
+
+  // The API's PDF, shown inline so the detail page can frame it.
+  router.get('/invoices/:id/pdf', async (req, res) => {
+    const dash = kit.signedIn(req, res)
+    if (!dash) return
+    try {
+      const { invoice, pdf } = await invoicePdf(ctx, dash.caller, String(req.params.id))
+      res.setHeader('Content-Security-Policy', "frame-ancestors 'self'")
+      res.setHeader('X-Frame-Options', 'SAMEORIGIN')
+      res.setHeader('Content-Type', 'application/pdf')
+      res.setHeader('Content-Disposition', `inline; filename="${invoice.number}.pdf"`)
+      res.send(pdf)
+    } catch (error) {
+      kit.sendError(res, dash, error)
+    }
+  })
+}

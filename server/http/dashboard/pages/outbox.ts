@@ -1,0 +1,90 @@
+import type { Router } from 'express'
+import { notFound } from '../../../../src/errors.js'
+import type { Email } from '../../../../src/schemas/index.js'
+import { listEmails } from '../../../services/outbox.js'
+import { safe } from '../../../templates.js'
+import { dashPath, formatTime, type Dash, type DashboardKit } from '../kit.js'
+
+/**
+ * The stored HTML is the merchant's e-mail, shown in a sandboxed frame: no
+ * script, no requests out (an e-mail's remote images would be a tracking
+ * pixel), inline styles only, and framed by the dashboard alone.
+ */
+const EMAIL_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox; frame-ancestors 'self'"
+
+const KIND_LABELS: Record<Email['kind'], string> = { receipt: 'Receipt', invoice: 'Invoice' }
+
+const emailPath = (id: string): string => `/outbox/${encodeURIComponent(id)}`
+
+/** Outbox: the e-mails the service would have sent (receipts, invoices) in the mode on show, each as the customer would see it. */
+export function registerOutboxPages(kit: DashboardKit, router: Router): void {
+  const { ctx } = kit
+
+  const emailsOf = (dash: Dash): Email[] => listEmails(ctx, dash.caller.merchant.id, dash.caller.mode)
+  const emailOf = (dash: Dash, id: string): Email => {
+    const email = emailsOf(dash).find((candidate) => candidate.id === id)
+    if (!email) throw notFound('e-mail')
+    return email
+  }
+
+  kit.page(router, '/outbox', (_req, dash) => {
+    const { mode } = dash.caller
+    return {
+      title: 'Outbox',
+      section: 'outbox',
+      content: kit.render('outbox-page', {
+        mode,
+        emails: kit.table(
+          ['To', 'Subject', 'Kind', 'Sent'],
+          emailsOf(dash).map((email) => [email.to, kit.link(emailPath(email.id), email.subject), KIND_LABELS[email.kind], formatTime(email.createdAt)]),
+          `No e-mails in ${mode} mode yet.`,
+        ),
+      }),
+    }
+  })
+
+  kit.page(router, '/outbox/:id', (req, dash) => {
+    const email = emailOf(dash, String(req.params.id))
+    const related = email.kind === 'receipt' ? `/sessions/${encodeURIComponent(email.relatedId)}` : `/invoices/${encodeURIComponent(email.relatedId)}`
+    return {
+      title: email.subject,
+      section: 'outbox',
+      content: kit.render('outbox-email', {
+        back: kit.link('/outbox', 'Back to the Outbox'),
+        subject: email.subject,
+        to: email.to,
+        kind: KIND_LABELS[email.kind],
+        sentAt: formatTime(email.createdAt),
+        related: kit.link(related, email.relatedId),
+        attachments:
+          email.attachments.length === 0
+            ? safe('')
+            : kit.render('email-attachments', {
+                list: kit.table(
+                  ['File', 'Type', 'Size'],
+                  email.attachments.map((file) => [file.filename, file.contentType, `${file.bytes} bytes`]),
+                  'No attachments.',
+                ),
+              }),
+        htmlSource: dashPath(`${emailPath(email.id)}/html`),
+        text: email.text,
+      }),
+    }
+  })
+
+  // The frame's source: not a page of the layout, but still only with a session.
+  router.get('/outbox/:id/html', (req, res) => {
+    const dash = kit.signedIn(req, res)
+    if (!dash) return
+    let email: Email
+    try {
+      email = emailOf(dash, String(req.params.id))
+    } catch (error) {
+      kit.sendError(res, dash, error)
+      return
+    }
+    res.setHeader('Content-Security-Policy', EMAIL_CONTENT_SECURITY_POLICY)
+    res.setHeader('X-Frame-Options', 'SAMEORIGIN')
+    res.type('html').send(email.html)
+  })
+}

@@ -1,0 +1,157 @@
+import express, { Router, type Request, type Response } from 'express'
+import { randomBytes } from 'node:crypto'
+import { ApiError } from '../../../src/errors.js'
+import { dashboardLoginLinkSchema, emptyBodySchema, modeSchema } from '../../../src/schemas/index.js'
+import type { ServiceContext } from '../../context.js'
+import { parseKeyPrefix } from '../../domain/api-key.js'
+import { findUsableKey } from '../../services/api-keys.js'
+import { safe } from '../../templates.js'
+import { authenticate, callerOf } from '../auth.js'
+import { handle } from '../handle.js'
+import { declareRoute } from '../openapi-routes.js'
+import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, dashPath, dashboardHeaders, readCookie, sameOrigin, sameToken } from './kit.js'
+import { registerDevelopersPages } from './pages/developers.js'
+import { registerInvoicesPages } from './pages/invoices.js'
+import { registerOutboxPages } from './pages/outbox.js'
+import { registerOverviewPages } from './pages/overview.js'
+import { registerPayoutsPages } from './pages/payouts.js'
+import { registerSessionsPages } from './pages/sessions.js'
+import { registerSettingsPages } from './pages/settings.js'
+import { registerWebhooksPages } from './pages/webhooks.js'
+import type { DashboardSession, DashboardSessions } from './sessions.js'
+
+/** The sign-in form's own CSRF token, as a cookie (double submit): there is no session yet to keep it in. */
+const SIGN_IN_COOKIE = 'bula_dashboard_sign_in'
+
+const cookieAttributes = `Path=${DASHBOARD_BASE}; HttpOnly; SameSite=Strict`
+
+function setSessionCookie(res: Response, session: DashboardSession): void {
+  res.append('Set-Cookie', `${SESSION_COOKIE}=${session.id}; ${cookieAttributes}`)
+}
+
+/**
+ * The merchant dashboard stand-in as web pages (docs/dashboard.md). Signing
+ * in takes a one-time link from `bula dashboard` or a secret key typed into
+ * a form: never a key in a URL. Every page needs the session cookie; every
+ * form carries the session's CSRF token.
+ */
+export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions): Router {
+  const router = Router()
+  const kit = new DashboardKit(ctx, sessions)
+  router.use(dashboardHeaders)
+
+  router.get('/assets/dashboard.css', (_req, res) => {
+    res.type('css').send(ctx.templates.renderText('dashboard/dashboard.css', {}))
+  })
+  router.get('/assets/dashboard.js', (_req, res) => {
+    res.type('js').send(ctx.templates.renderText('dashboard/dashboard.js', {}))
+  })
+
+  const signInPage = (res: Response, status: number, error?: string): void => {
+    const csrf = randomBytes(32).toString('base64url')
+    res.append('Set-Cookie', `${SIGN_IN_COOKIE}=${csrf}; ${cookieAttributes}`)
+    const content = kit.render('sign-in', {
+      action: dashPath('/sign-in'),
+      csrf,
+      error: error ? kit.flash({ tone: 'error', text: error }) : safe(''),
+    })
+    res.status(status).type('html').send(kit.bare('Sign in', content))
+  }
+
+  router.get('/sign-in', (_req, res) => signInPage(res, 200))
+  router.post('/sign-in', express.urlencoded({ extended: false, limit: '16kb' }), (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as Record<string, unknown>
+    const token = typeof body._csrf === 'string' ? body._csrf : ''
+    if (!sameToken(token, readCookie(req, SIGN_IN_COOKIE) ?? '') || !sameOrigin(req)) {
+      signInPage(res, 403, 'This form has expired. Paste the key again.')
+      return
+    }
+    const plaintext = typeof body.key === 'string' ? body.key.trim() : ''
+    const claimed = parseKeyPrefix(plaintext)
+    if (claimed?.type === 'publishable') {
+      signInPage(res, 400, 'That is a publishable key (pk_…). Sign in with a secret key (sk_test_… or sk_live_…).')
+      return
+    }
+    const key = claimed ? findUsableKey(ctx, plaintext) : undefined
+    if (!key || !ctx.store.get('merchants', key.merchantId)) {
+      signInPage(res, 401, 'That key is not a usable secret key of any merchant on this simulator.')
+      return
+    }
+    setSessionCookie(res, sessions.start(key))
+    res.append('Set-Cookie', `${SIGN_IN_COOKIE}=; ${cookieAttributes}; Max-Age=0`)
+    res.redirect(303, dashPath())
+  })
+
+  // The link from `bula dashboard`: used up on the first visit, then the address bar shows /dashboard.
+  router.get('/login/:token', (req, res) => {
+    const session = sessions.redeemLoginLink(String(req.params.token))
+    if (!session) {
+      signInPage(res, 401, 'That sign-in link has been used or has expired. Run `bula dashboard` again, or sign in with a secret key.')
+      return
+    }
+    setSessionCookie(res, session)
+    res.redirect(303, dashPath())
+  })
+
+  router.post('/sign-out', express.urlencoded({ extended: false, limit: '16kb' }), (req, res) => {
+    const session = sessions.find(readCookie(req, SESSION_COOKIE) ?? '')
+    const body = (req.body ?? {}) as Record<string, unknown>
+    if (session && !(sameToken(typeof body._csrf === 'string' ? body._csrf : '', session.csrfToken) && sameOrigin(req))) {
+      // Another site must not be able to sign you out either.
+      res.status(403).type('html').send(kit.bare('Sign out', kit.render('error', { heading: 'Not signed out', message: 'This form has expired. Reload the page and try again.' })))
+      return
+    }
+    if (session) sessions.end(session.id)
+    res.append('Set-Cookie', `${SESSION_COOKIE}=; ${cookieAttributes}; Max-Age=0`)
+    res.redirect(303, dashPath('/sign-in'))
+  })
+
+  kit.action(router, '/mode', (_req, dash, input) => {
+    const mode = modeSchema.safeParse(input.fields.mode)
+    if (!mode.success) throw new ApiError(400, 'invalid_request', 'Choose test or live data.', 'mode')
+    if (mode.data === 'live' && !dash.caller.merchant.liveUnlocked) {
+      throw new ApiError(403, 'live_mode_locked', 'Live data appears once verification is approved (Settings).')
+    }
+    if (mode.data === 'live' && !dash.session.liveAccess) {
+      throw new ApiError(403, 'live_key_required', 'Sign in with a live secret key (sk_live_…) to see live data.')
+    }
+    dash.session.mode = mode.data
+    return { redirect: dashPath(), flash: { tone: 'ok', text: mode.data === 'live' ? 'Showing live data.' : 'Showing test data.' } }
+  })
+
+  registerOverviewPages(kit, router)
+  registerSessionsPages(kit, router)
+  registerInvoicesPages(kit, router)
+  registerPayoutsPages(kit, router)
+  registerWebhooksPages(kit, router)
+  registerDevelopersPages(kit, router)
+  registerSettingsPages(kit, router)
+  registerOutboxPages(kit, router)
+
+  kit.page(router, '/*splat', () => {
+    throw new ApiError(404, 'not_found', 'No such dashboard page.')
+  })
+  return router
+}
+
+/** `POST /_sim/dashboard/login-links`: what `bula dashboard` opens. */
+export function dashboardLoginRouter(ctx: ServiceContext, sessions: DashboardSessions): Router {
+  const router = Router()
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/login-links',
+      summary: 'A one-time link that opens the dashboard signed in as this key\'s merchant and mode',
+      auth: 'secret',
+      body: emptyBodySchema,
+      response: { status: 201, body: dashboardLoginLinkSchema },
+    },
+    authenticate(ctx),
+    handle(ctx, (_req, res) => {
+      const { token, expiresAt } = sessions.createLoginLink(callerOf(res).key)
+      return { status: 201, body: { url: `${ctx.urls.base}${dashPath(`/login/${token}`)}`, expiresAt } }
+    }),
+  )
+  return router
+}

@@ -1,0 +1,274 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../server/start.js'
+import { DashboardAgent, csrfOf } from '../helpers/dashboard.js'
+import { call, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+
+let server: RunningServer
+let base: string
+const logLines: string[] = []
+
+beforeAll(async () => {
+  server = await startTestServer({ logRequests: true, log: (line) => logLines.push(line) })
+  base = server.baseUrl
+})
+afterAll(() => server.close())
+
+/** Every dashboard page reachable by links from the overview, with the HTML each answered. */
+async function crawl(agent: DashboardAgent, limit = 60): Promise<Map<string, string>> {
+  const seen = new Map<string, string>()
+  const queue = ['/dashboard']
+  while (queue.length > 0 && seen.size < limit) {
+    const path = queue.shift()!
+    if (seen.has(path)) continue
+    const page = await agent.get(path)
+    expect(page.status, path).toBe(200)
+    if (!(page.headers.get('content-type') ?? '').startsWith('text/html')) continue
+    seen.set(path, page.html)
+    for (const [, href] of page.html.matchAll(/href="(\/dashboard[^"#]*)"/g)) {
+      const target = href!.replaceAll('&amp;', '&')
+      if (!target.startsWith('/dashboard/assets') && !/\/pdf$/.test(target) && !seen.has(target)) queue.push(target)
+    }
+  }
+  return seen
+}
+
+/** A merchant with something on every page: a paid session, an endpoint, an invoice. */
+async function busyMerchant() {
+  const { merchant, keys } = await signupMerchant(base)
+  const api = client(base, keys.secret)
+  const session = await api.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD' }, { headers: { 'idempotency-key': `s-${merchant.id}` } })
+  await api.post(`/_sim/checkout-sessions/${session.body.id}/pay`, { outcome: 'succeeded' })
+  await api.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks' })
+  await api.post(
+    '/v1/invoices',
+    { customer: { name: 'Lautoka Surf Club', email: 'a@surf.example' }, items: [{ description: 'Kava', quantity: 1, unitAmount: 4550 }], dueDate: '2026-12-31' },
+    { headers: { 'idempotency-key': `i-${merchant.id}` } },
+  )
+  return { merchant, keys, api, sessionId: session.body.id as string }
+}
+
+describe('signing in', () => {
+  it('bula dashboard\'s link signs in once; the address holds a random token, never the key', async () => {
+    const { keys } = await signupMerchant(base)
+    const link = await call(base, 'POST', '/_sim/dashboard/login-links', { key: keys.secret })
+    expect(link.status).toBe(201)
+    expect(link.body.url).toMatch(new RegExp(`^${base}/dashboard/login/[A-Za-z0-9_-]{43}$`))
+    expect(link.body.url).not.toContain(keys.secret)
+    expect(link.body.expiresAt).toBeGreaterThan(Date.now())
+
+    const path = new URL(link.body.url as string).pathname
+    const first = await fetch(`${base}${path}`, { redirect: 'manual' })
+    expect(first.status).toBe(303)
+    expect(first.headers.get('location')).toBe('/dashboard')
+    const cookie = first.headers.getSetCookie().find((line) => line.startsWith('bula_dashboard='))!
+    expect(cookie).toMatch(/^bula_dashboard=[A-Za-z0-9_-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict$/)
+
+    const again = await fetch(`${base}${path}`, { redirect: 'manual' })
+    expect(again.status).toBe(401)
+    expect(again.headers.getSetCookie().some((line) => line.startsWith('bula_dashboard='))).toBe(false)
+    expect(await again.text()).toContain('That sign-in link has been used or has expired')
+  })
+
+  it('needs a secret key to make a link: a publishable key is refused', async () => {
+    const { keys } = await signupMerchant(base)
+    const refused = await call(base, 'POST', '/_sim/dashboard/login-links', { key: keys.publishable })
+    expect(refused.status).toBe(403)
+    expect(refused.body.error.code).toBe('publishable_key_forbidden')
+    expect((await call(base, 'POST', '/_sim/dashboard/login-links')).status).toBe(401)
+  })
+
+  it('keeps the token out of the request log', async () => {
+    const { keys } = await signupMerchant(base)
+    const link = await call(base, 'POST', '/_sim/dashboard/login-links', { key: keys.secret })
+    const token = (link.body.url as string).split('/').at(-1)!
+    await fetch(link.body.url as string, { redirect: 'manual' })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(logLines.some((line) => line.startsWith('GET /dashboard/login/… 303'))).toBe(true)
+    expect(logLines.join('\n')).not.toContain(token)
+    expect(logLines.join('\n')).not.toContain(keys.secret)
+  })
+
+  it('takes a secret key in a POSTed form with its own CSRF cookie; never in the address', async () => {
+    const { keys } = await signupMerchant(base)
+    const form = await fetch(`${base}/dashboard/sign-in`)
+    const html = await form.text()
+    expect(html).toMatch(/<form method="post" action="\/dashboard\/sign-in"/)
+    expect(html).toContain('type="password"')
+    const signInCookie = form.headers.getSetCookie().find((line) => line.startsWith('bula_dashboard_sign_in='))!
+    expect(signInCookie).toContain('HttpOnly; SameSite=Strict')
+    const post = (fields: Record<string, string>, cookie = signInCookie.split(';')[0]!) =>
+      fetch(`${base}/dashboard/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        body: new URLSearchParams(fields).toString(),
+      })
+    const csrf = csrfOf(html)
+
+    const noToken = await post({ key: keys.secret })
+    expect(noToken.status).toBe(403)
+    expect(noToken.headers.getSetCookie().some((line) => line.startsWith('bula_dashboard='))).toBe(false)
+    expect((await post({ key: keys.secret, _csrf: csrf }, 'bula_dashboard_sign_in=other')).status).toBe(403)
+
+    const publishable = await post({ key: keys.publishable, _csrf: csrf })
+    expect(publishable.status).toBe(400)
+    expect(await publishable.text()).toContain('That is a publishable key')
+    const unknown = await post({ key: 'sk_test_nothere', _csrf: csrf })
+    expect(unknown.status).toBe(401)
+    expect(await unknown.text()).not.toContain('sk_test_nothere')
+
+    const signedIn = await post({ key: keys.secret, _csrf: csrf })
+    expect(signedIn.status).toBe(303)
+    expect(signedIn.headers.get('location')).toBe('/dashboard')
+    expect(signedIn.headers.getSetCookie().find((line) => line.startsWith('bula_dashboard='))).toMatch(/HttpOnly; SameSite=Strict$/)
+  })
+
+  it('signing out needs the form\'s token, then ends the session: the old cookie reads nothing', async () => {
+    const { keys } = await signupMerchant(base)
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const forged = await agent.post('/dashboard/sign-out', {})
+    expect(forged.status).toBe(403)
+    expect(forged.headers.getSetCookie()).toEqual([])
+    expect((await agent.get('/dashboard')).status).toBe(200)
+    const cookieBefore = (agent as unknown as { cookie: string }).cookie
+    const out = await agent.submit('/dashboard', '/dashboard/sign-out')
+    expect(out.status).toBe(303)
+    expect(out.location).toBe('/dashboard/sign-in')
+    const replay = await fetch(`${base}/dashboard`, { headers: { cookie: cookieBefore }, redirect: 'manual' })
+    expect(replay.status).toBe(303)
+    expect(replay.headers.get('location')).toBe('/dashboard/sign-in')
+  })
+})
+
+describe('without a session', () => {
+  it('no page is readable and no form does anything', async () => {
+    const { merchant, keys, api, sessionId } = await busyMerchant()
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const pages = await crawl(agent)
+    expect(pages.size).toBeGreaterThan(8)
+    const anonymous = new DashboardAgent(base)
+    for (const path of [...pages.keys(), `/dashboard/sessions/${sessionId}`, '/dashboard/no-such-page']) {
+      const page = await anonymous.get(path)
+      expect(page.status, path).toBe(303)
+      expect(page.location, path).toBe('/dashboard/sign-in')
+      expect(page.html, path).not.toContain(merchant.id)
+    }
+    const clockBefore = (await api.get('/_sim/clock')).body.offsetMs
+    const actions = new Set([...pages.values()].flatMap((html) => [...html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]!)))
+    // Signing out without a session has nothing to end: it leads to the sign-in form.
+    actions.delete('/dashboard/sign-out')
+    expect((await anonymous.post('/dashboard/sign-out', {})).location).toBe('/dashboard/sign-in')
+    expect(actions.size).toBeGreaterThan(3)
+    for (const action of actions) {
+      const refused = await anonymous.post(action, { duration: '1w' })
+      expect(refused.status, action).toBe(403)
+      expect(refused.html, action).toContain('You are signed out')
+    }
+    expect((await api.get('/_sim/clock')).body.offsetMs).toBe(clockBefore)
+  })
+})
+
+describe('CSRF', () => {
+  it('every form on every page carries the session\'s token', async () => {
+    const { keys } = await busyMerchant()
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const pages = await crawl(agent)
+    let forms = 0
+    for (const [path, html] of pages) {
+      const token = csrfOf(html)
+      for (const [form] of html.matchAll(/<form method="post"[\s\S]*?<\/form>/g)) {
+        forms += 1
+        expect(form, `${path}: ${form.slice(0, 120)}`).toContain(`<input type="hidden" name="_csrf" value="${token}">`)
+      }
+      // GET forms (filters) change nothing and carry no token.
+      for (const [form] of html.matchAll(/<form (?![^>]*method="post")[^>]*>/g)) expect(form, path).toContain('method="get"')
+    }
+    expect(forms).toBeGreaterThan(10)
+  })
+
+  it('a POST without the token, with another session\'s token, or from another origin changes nothing', async () => {
+    const { keys, api } = await signupMerchant(base).then(({ keys }) => ({ keys, api: client(base, keys.secret) }))
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const other = await DashboardAgent.signIn(base, (await signupMerchant(base)).keys.secret)
+    const otherToken = csrfOf((await other.get('/dashboard')).html)
+    const token = csrfOf((await agent.get('/dashboard')).html)
+    const offset = async () => (await api.get('/_sim/clock')).body.offsetMs as number
+
+    const forged: Record<string, string>[] = [{ duration: '1d' }, { duration: '1d', _csrf: '' }, { duration: '1d', _csrf: otherToken }, { duration: '1d', _csrf: token.slice(1) }]
+    for (const fields of forged) {
+      const refused = await agent.post('/dashboard/clock/advance', fields)
+      expect(refused.status).toBe(403)
+      expect(refused.html).toContain('This form has expired or did not come from the dashboard')
+    }
+    const crossSite = await agent.post('/dashboard/clock/advance', { duration: '1d', _csrf: token }, { origin: 'http://evil.example' })
+    expect(crossSite.status).toBe(403)
+    expect(await offset()).toBe(0)
+
+    const accepted = await agent.post('/dashboard/clock/advance', { duration: '1d', _csrf: token }, { origin: base })
+    expect(accepted.status).toBe(303)
+    expect(await offset()).toBeGreaterThanOrEqual(86_400_000)
+  })
+})
+
+describe('keys and URLs', () => {
+  it('no link, form, redirect or page holds a key; pages have no inline script and strict headers', async () => {
+    const { keys } = await busyMerchant()
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    for (const [path, html] of await crawl(agent)) {
+      expect(html, path).not.toContain(keys.secret)
+      expect(html, path).not.toContain(keys.publishable)
+      for (const [, url] of html.matchAll(/(?:href|src|action)="([^"]*)"/g)) expect(url, path).not.toMatch(/[sp]k_(test|live)_/)
+      for (const [script] of html.matchAll(/<script[^>]*>/g)) expect(script, path).toMatch(/src="\/dashboard\/assets\/dashboard\.js"/)
+    }
+    const page = await agent.get('/dashboard')
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self'")
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+    expect(page.headers.get('cache-control')).toBe('no-store')
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer')
+  })
+
+  it('a merchant\'s own strings are escaped in the layout', async () => {
+    const { keys } = await signupMerchant(base)
+    await client(base, keys.secret).patch('/_sim/settings', { displayName: '<script>alert(1)</script> & Co' })
+    const page = await (await DashboardAgent.signIn(base, keys.secret)).get('/dashboard')
+    expect(page.html).not.toContain('<script>alert(1)')
+    expect(page.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co')
+  })
+})
+
+describe('test and live data', () => {
+  it('a test merchant has no switch and cannot post one', async () => {
+    const { keys } = await signupMerchant(base)
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const before = await agent.get('/dashboard')
+    expect(before.html).toContain('Test data')
+    expect(before.html).not.toContain('Switch to live data')
+    const refused = await agent.follow(await agent.submit('/dashboard', '/dashboard/mode', { mode: 'live' }))
+    expect(refused.html).toContain('Live data appears once verification is approved')
+    expect(refused.html).toContain('mode-badge-test')
+  })
+
+  it('once live mode is unlocked, a live key\'s session shows live data and switches; a test key\'s session never reaches it', async () => {
+    const { keys } = await signupMerchant(base)
+    const testAgent = await DashboardAgent.signIn(base, keys.secret)
+    const live = await unlockLive(base, keys.secret)
+
+    const hint = await testAgent.get('/dashboard')
+    expect(hint.html).not.toContain('Switch to live data')
+    expect(hint.html).toContain('Live data: sign in with a live key')
+    const refused = await testAgent.follow(await testAgent.submit('/dashboard', '/dashboard/mode', { mode: 'live' }))
+    expect(refused.html).toContain('Sign in with a live secret key')
+    expect(refused.html).toContain('mode-badge-test')
+
+    const liveAgent = await DashboardAgent.signIn(base, live.secret)
+    const livePage = await liveAgent.get('/dashboard')
+    expect(livePage.html).toContain('mode-badge-live')
+    expect(livePage.html).toContain('Switch to test data')
+    const toTest = await liveAgent.follow(await liveAgent.submit('/dashboard', '/dashboard/mode', { mode: 'test' }))
+    expect(toTest.html).toContain('mode-badge-test')
+    expect(toTest.html).toContain('Showing test data.')
+    const back = await liveAgent.follow(await liveAgent.submit('/dashboard', '/dashboard/mode', { mode: 'live' }))
+    expect(back.html).toContain('mode-badge-live')
+  })
+})
