@@ -63,6 +63,11 @@ export class ClockService {
   }
 
   /** Real time in Unix seconds, for what must not follow the merchant's clock (webhook signature timestamps, contract §5). */
+  /** Real time, for what must not move with a merchant's clock (dashboard sign-ins). */
+  wallNow(): number {
+    return this.deps.wall.now()
+  }
+
   wallSeconds(): number {
     return Math.floor(this.deps.wall.now() / 1000)
   }

@@ -58,7 +58,7 @@ export function createApp({ ctx, version, log, logRequests }: AppOptions): Expre
     next()
   })
   app.use(express.json({ limit: '1mb' }))
-  const dashboardSessions = new DashboardSessions()
+  const dashboardSessions = new DashboardSessions(() => ctx.clock.wallNow())
   app.use('/_sim/state', stateRouter(ctx))
   app.use('/_sim/dashboard', dashboardLoginRouter(ctx, dashboardSessions))
   app.use('/_sim', simRouter(ctx, version))

@@ -225,7 +225,7 @@ describe('keys and URLs', () => {
     expect(page.headers.get('content-security-policy')).toContain("form-action 'self'")
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
     expect(page.headers.get('cache-control')).toBe('no-store')
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer')
+    expect(page.headers.get('referrer-policy')).toBe('same-origin')
   })
 
   it('a merchant\'s own strings are escaped in the layout', async () => {

@@ -51,7 +51,7 @@ export class DashboardSessions {
   private readonly links = new Map<string, LoginLink>()
   private readonly sessions = new Map<string, DashboardSession>()
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number) {}
 
   /** A link that signs in once, as the merchant of `key`, in the key's mode. */
   createLoginLink(key: ApiKeyRecord): { token: string; expiresAt: number } {
