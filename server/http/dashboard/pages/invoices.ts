@@ -28,7 +28,7 @@ import {
 } from '../../../services/invoices.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, formatTime, type Dash, type DashboardKit, type PageResult } from '../kit.js'
+import { dashPath, errorFlash, formatTime, type Dash, type DashboardKit, type PageResult } from '../kit.js'
 
 const PAGE_SIZE = 20
 /** How many invoices one call of listInvoices reads while looking for those of one status. */
@@ -238,7 +238,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
         mode,
         filter: kit.render('invoices-filter', { action: dashPath('/invoices'), statusOptions: statusOptions(filter.status), clear: dashPath('/invoices') }),
         problem: problem
-          ? kit.flash({ tone: 'error', text: problem.message, details: problem.param ? [`Field: ${problem.param}`] : undefined })
+          ? kit.flash(errorFlash(problem)!)
           : safe(''),
         table: list
           ? kit.table(
