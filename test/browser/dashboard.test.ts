@@ -112,6 +112,9 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain(sent.number as string)
     await expect(page.locator('iframe.pdf-preview').count()).resolves.toBe(1)
     await shoot('invoice-detail')
+
+    await button('E-mail to customer').click()
+    await expect(flash().textContent()).resolves.toContain('E-mailed to accounts@surfclub.example')
   })
 
   it('switches to the manual schedule and requests a payout', async () => {
@@ -133,6 +136,9 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await expect(page.getByRole('row', { name: new RegExp(payouts[0]!.id) }).isVisible()).resolves.toBe(true)
     await expect(page.locator('svg.chart rect').count()).resolves.toBeGreaterThan(0)
     await shoot('payouts')
+    await page.getByRole('link', { name: payouts[0]!.id }).click()
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain(payouts[0]!.id)
+    await shoot('payout-detail')
   })
 
   it('adds an endpoint and resends an event to a local receiver', async () => {
@@ -173,10 +179,14 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await expect(page.content()).resolves.not.toContain(rotated)
   })
 
-  it('shows the outbox', async () => {
+  it('shows the e-mailed invoice in the outbox as the customer sees it', async () => {
     await nav('Outbox')
     await expect(page.getByRole('heading', { name: 'Outbox', level: 1 }).isVisible()).resolves.toBe(true)
     await shoot('outbox')
+    await page.getByRole('row', { name: /accounts@surfclub\.example/ }).getByRole('link').click()
+    const email = page.frameLocator('iframe.email-preview')
+    await expect(email.getByText('Lautoka Surf Club').first().isVisible()).resolves.toBe(true)
+    await shoot('email')
   })
 
   it('fits a phone screen and works from the keyboard', async () => {

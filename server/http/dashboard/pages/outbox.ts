@@ -55,7 +55,7 @@ export function registerOutboxPages(kit: DashboardKit, router: Router): void {
         to: email.to,
         kind: KIND_LABELS[email.kind],
         sentAt: formatTime(email.createdAt),
-        related: kit.link(related, email.relatedId),
+        related: kit.link(related, email.kind === 'receipt' ? `Checkout Session ${email.relatedId}` : `Invoice ${email.relatedId}`),
         attachments:
           email.attachments.length === 0
             ? safe('')
