@@ -1,7 +1,7 @@
 import type { Adapter } from 'lowdb'
 import { open, readFile, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
-import type { JournalCoverage, SnapshotData } from './document-state.js'
+import { DOCUMENT_INDENT, SNAPSHOT_HEAD, type JournalCoverage, type LoadedSnapshot, type SnapshotData } from './document-state.js'
 import { errorCode } from './error-info.js'
 import { StoreOpenError, type Doc } from './types.js'
 
@@ -61,8 +61,23 @@ export async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
-/** Parses and checks the snapshot file's text; refusals name the file and leave it alone. */
-export function parseSnapshot(text: string, file: string): SnapshotData {
+/**
+ * Parses and checks the snapshot file's text; refusals name the file and
+ * leave it alone. A file in the layout this code writes is read document by
+ * document (no tree for the whole file, and no object with one key per
+ * document); any other valid JSON (a file edited or reformatted by hand)
+ * takes the general path, with the same result.
+ */
+export function parseSnapshot(text: string, file: string): LoadedSnapshot {
+  const fast = parseByLine(text)
+  if (fast) return fast
+  const data = parseWhole(text, file)
+  const collections = new Map<string, Map<string, Doc>>()
+  for (const [name, docs] of Object.entries(data.collections)) collections.set(name, new Map(Object.entries(docs)))
+  return { collections, groups: data.groups, journal: data.journal }
+}
+
+function parseWhole(text: string, file: string): SnapshotData {
   let data: unknown
   try {
     data = JSON.parse(text)
@@ -88,8 +103,111 @@ export function parseSnapshot(text: string, file: string): SnapshotData {
   return data as unknown as SnapshotData
 }
 
+const COLLECTION_LINE = /^ {4}("(?:[^"\\]|\\.)*"): \{(\}?)(,?)$/
+
+/**
+ * The snapshot in the layout DocumentState.render writes, line by line:
+ * the head, then per collection `"name": {`, one `"id": {...}` line per
+ * document, `}`, then the rest (groups, journal) as one small JSON object.
+ * Every line is checked to be exactly what the grammar allows at that point
+ * (commas included), so a file accepted here is valid JSON meaning the same
+ * as JSON.parse reads it. Anything else (a hand-edited line, a duplicate
+ * collection, a bad document) answers null and the caller parses the whole
+ * text instead, which also words any refusal.
+ */
+function parseByLine(text: string): LoadedSnapshot | null {
+  if (!text.startsWith(SNAPSHOT_HEAD)) return null
+  const collections = new Map<string, Map<string, Doc>>()
+  let at = SNAPSHOT_HEAD.length
+  const nextLine = (): string | null => {
+    if (at >= text.length) return null
+    let end = text.indexOf('\n', at)
+    if (end < 0) end = text.length
+    const line = text.slice(at, end)
+    at = end + 1
+    return line
+  }
+  let more = true
+  let first = true
+  for (;;) {
+    const line = nextLine()
+    if (line === null) return null
+    if (line === '  },' || line === '  }') {
+      // `{` then `}` with nothing in between: the last collection must not have had a comma, nor may a comma come first.
+      if (more && !first) return null
+      const rest = text.slice(at)
+      if (line === '  }') return rest.trim() === '}' ? { collections } : null
+      let tail: unknown
+      try {
+        tail = JSON.parse(`{${rest}`)
+      } catch {
+        return null
+      }
+      if (!isRecord(tail) || Object.keys(tail).length === 0) return null
+      if (Object.hasOwn(tail, 'format') || Object.hasOwn(tail, 'version') || Object.hasOwn(tail, 'collections')) return null
+      return { collections, groups: tail.groups, journal: tail.journal }
+    }
+    if (!more) return null
+    first = false
+    const match = COLLECTION_LINE.exec(line)
+    if (!match) return null
+    const name = parseJson(match[1]!)
+    if (typeof name !== 'string' || collections.has(name)) return null
+    const docs = new Map<string, Doc>()
+    collections.set(name, docs)
+    more = match[3] === ','
+    if (match[2] === '}') continue
+    // Documents until the collection's closing line; a document line is read in place, without a copy of the line.
+    let docMore = true
+    let docFirst = true
+    for (;;) {
+      if (at >= text.length) return null
+      if (!text.startsWith(DOCUMENT_START, at)) {
+        const closing = nextLine()
+        if ((closing !== '    }' && closing !== '    },') || docFirst || docMore) return null
+        more = closing === '    },'
+        break
+      }
+      if (!docMore) return null
+      docFirst = false
+      let end = text.indexOf('\n', at)
+      if (end < 0) end = text.length
+      docMore = text.charCodeAt(end - 1) === 44 /* , */
+      const member = parseDocumentLine(text, at, docMore ? end - 1 : end)
+      if (!member) return null
+      docs.set(member[0], member[1])
+      at = end + 1
+    }
+  }
+}
+
+const DOCUMENT_START = `${DOCUMENT_INDENT}"`
+
+/** `      "id": {...}` between `start` and `end` (the comma excluded): the id (no escapes; others take the general path) and the document, checked. */
+function parseDocumentLine(text: string, start: number, end: number): [string, Doc] | null {
+  const idStart = start + DOCUMENT_START.length
+  const quote = text.indexOf('"', idStart)
+  if (quote < 0 || quote + 3 > end || text.charCodeAt(quote + 1) !== 58 /* : */ || text.charCodeAt(quote + 2) !== 32 /* space */) return null
+  // A backslash or a control character would need JSON's unescaping: rare, left to JSON.parse of the whole file.
+  for (let n = idStart; n < quote; n++) {
+    const code = text.charCodeAt(n)
+    if (code < 32 || code === 92) return null
+  }
+  const id = text.slice(idStart, quote)
+  const doc = parseJson(text.slice(quote + 3, end))
+  return isDoc(doc, id) ? [id, doc] : null
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
 /** The snapshot's journal coverage; anything malformed means none, so the whole journal is replayed (always safe). */
-export function coverageOf(data: SnapshotData): JournalCoverage | null {
+export function coverageOf(data: LoadedSnapshot): JournalCoverage | null {
   const { journal } = data
   if (!isRecord(journal) || typeof journal.sha256 !== 'string') return null
   const { bytes } = journal
