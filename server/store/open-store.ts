@@ -5,7 +5,7 @@ import { BulaStore } from './bula-store.js'
 import { DocumentState } from './document-state.js'
 import { errorCode, messageOf } from './error-info.js'
 import { acquireLock, type FileLock } from './file-lock.js'
-import { JournalFile, journalFileOf, replayJournal, sha256 } from './journal-file.js'
+import { JOURNAL_OPEN_FLAGS, JournalFile, journalFileOf, replayJournal, sha256 } from './journal-file.js'
 import { JournalWriter } from './journal-writer.js'
 import { coverageOf, DurableTextFile, parseSnapshot, syncDirectory, tempFileOf } from './snapshot-file.js'
 import { StoreOpenError, type IndexSpec, type OpenedStore, type OpenStoreOptions, type Schema } from './types.js'
@@ -15,8 +15,10 @@ export const DEFAULT_JOURNAL_THRESHOLD_BYTES = 8 * 1024 * 1024
 
 /** For tests only, never for production: lets a test make the journal's disk fail on demand. */
 export interface StoreTestHooks {
-  /** Replaces the journal's open file handle, e.g. with one whose write or datasync fails. */
+  /** Replaces the journal's open file handle, e.g. with one whose writes fail (with O_DSYNC a write is also the sync). */
   journalHandle?: (handle: FileHandle) => FileHandle
+  /** Opens the journal as on a system without O_DSYNC: plain appends, each followed by fdatasync. */
+  withoutDsync?: boolean
 }
 
 /**
@@ -88,7 +90,8 @@ async function openFiles<S extends Schema>(
     await writeSnapshot(text)
     snapshotBytes = text.length
   }
-  const handle = await open(journalPath, 'a', 0o600)
+  const flags = hooks.withoutDsync ? 'a' : JOURNAL_OPEN_FLAGS
+  const handle = await open(journalPath, flags, 0o600)
   try {
     // A new journal's name must survive a crash, or the lines written to it would vanish with it.
     if (existingJournal === null) await syncDirectory(path.dirname(file))
@@ -101,7 +104,7 @@ async function openFiles<S extends Schema>(
     await handle.close()
     throw error
   }
-  const journal = new JournalFile(journalPath, hooks.journalHandle?.(handle) ?? handle)
+  const journal = new JournalFile(journalPath, hooks.journalHandle?.(handle) ?? handle, flags !== 'a')
   const writer = new JournalWriter({
     journal,
     render: (covered) => state.render(covered),
