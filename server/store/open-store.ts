@@ -59,6 +59,9 @@ async function openFiles<S extends Schema>(
   const snapshot = new Low<string>(new DurableTextFile(file), '')
   await snapshot.read()
   const snapshotText = snapshot.data
+  const snapshotLength = snapshotText.length
+  // Low would otherwise hold the whole text for as long as the store is open.
+  snapshot.data = ''
   const data = snapshotText === '' ? null : parseSnapshot(snapshotText, file)
   if (data) state.load(data)
   const journalPath = journalFileOf(file)
@@ -84,7 +87,7 @@ async function openFiles<S extends Schema>(
       snapshot.data = ''
     }
   }
-  let snapshotBytes = snapshotText.length
+  let snapshotBytes = snapshotLength
   if (!data || journalContent.length > 0) {
     const text = state.render({ bytes: journalContent.length, sha256: sha256(journalContent) })
     await writeSnapshot(text)

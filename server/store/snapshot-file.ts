@@ -103,7 +103,18 @@ function parseWhole(text: string, file: string): SnapshotData {
   return data as unknown as SnapshotData
 }
 
-const COLLECTION_LINE = /^ {4}("(?:[^"\\]|\\.)*"): \{(\}?)(,?)$/
+/**
+ * `    "name": {`, `    "name": {}` or `    "name": {},`: the name and the form, or null. No regular
+ * expression: V8 keeps the last string a regular expression ran on (RegExp.input), and a line
+ * sliced from the file's text would keep the whole text alive with it.
+ */
+function collectionLine(line: string): { name: unknown; empty: boolean; comma: boolean } | null {
+  if (!line.startsWith('    "')) return null
+  for (const [ending, empty, comma] of [[': {', false, false], [': {}', true, false], [': {},', true, true]] as const) {
+    if (line.endsWith(ending)) return { name: parseJson(line.slice(4, -ending.length)), empty, comma }
+  }
+  return null
+}
 
 /**
  * The snapshot in the layout DocumentState.render writes, line by line:
@@ -149,14 +160,14 @@ function parseByLine(text: string): LoadedSnapshot | null {
     }
     if (!more) return null
     first = false
-    const match = COLLECTION_LINE.exec(line)
-    if (!match) return null
-    const name = parseJson(match[1]!)
+    const opened = collectionLine(line)
+    if (!opened) return null
+    const { name } = opened
     if (typeof name !== 'string' || collections.has(name)) return null
     const docs = new Map<string, Doc>()
     collections.set(name, docs)
-    more = match[3] === ','
-    if (match[2] === '}') continue
+    more = opened.comma
+    if (opened.empty) continue
     // Documents until the collection's closing line; a document line is read in place, without a copy of the line.
     let docMore = true
     let docFirst = true
@@ -193,9 +204,9 @@ function parseDocumentLine(text: string, start: number, end: number): [string, D
     const code = text.charCodeAt(n)
     if (code < 32 || code === 92) return null
   }
-  const id = text.slice(idStart, quote)
   const doc = parseJson(text.slice(quote + 3, end))
-  return isDoc(doc, id) ? [id, doc] : null
+  // The key is the document's own id string: a slice of the file's text would keep the whole text alive.
+  return isDoc(doc, text.slice(idStart, quote)) ? [doc.id, doc] : null
 }
 
 function parseJson(text: string): unknown {
