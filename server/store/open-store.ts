@@ -2,7 +2,7 @@ import { Low } from 'lowdb'
 import { chmod, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { BulaStore } from './bula-store.js'
-import { DocumentState } from './document-state.js'
+import { DocumentState, type SnapshotText } from './document-state.js'
 import { errorCode, messageOf } from './error-info.js'
 import { acquireLock, type FileLock } from './file-lock.js'
 import { JOURNAL_OPEN_FLAGS, JournalFile, journalFileOf, replayJournal, sha256 } from './journal-file.js'
@@ -56,9 +56,9 @@ async function openFiles<S extends Schema>(
 ): Promise<{ writer: JournalWriter; fresh: boolean }> {
   const warn = options.warn ?? ((message: string) => console.warn(message))
   // An empty data file reads as '' like a missing one: it holds no data either.
-  const snapshot = new Low<string>(new DurableTextFile(file), '')
+  const snapshot = new Low<string | SnapshotText>(new DurableTextFile(file), '')
   await snapshot.read()
-  const snapshotText = snapshot.data
+  const snapshotText = typeof snapshot.data === 'string' ? snapshot.data : ''
   const snapshotLength = snapshotText.length
   // Low would otherwise hold the whole text for as long as the store is open.
   snapshot.data = ''
@@ -78,7 +78,7 @@ async function openFiles<S extends Schema>(
   }
 
   // Everything was read and accepted: only from here on do files change.
-  const writeSnapshot = async (text: string): Promise<void> => {
+  const writeSnapshot = async (text: SnapshotText): Promise<void> => {
     snapshot.data = text
     try {
       await snapshot.write()
@@ -91,7 +91,7 @@ async function openFiles<S extends Schema>(
   if (!data || journalContent.length > 0) {
     const text = state.render({ bytes: journalContent.length, sha256: sha256(journalContent) })
     await writeSnapshot(text)
-    snapshotBytes = text.length
+    snapshotBytes = text.bytes
   }
   const flags = hooks.withoutDsync ? 'a' : JOURNAL_OPEN_FLAGS
   const handle = await open(journalPath, flags, 0o600)

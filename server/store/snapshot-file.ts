@@ -1,7 +1,7 @@
 import type { Adapter } from 'lowdb'
-import { open, readFile, rename, rm } from 'node:fs/promises'
+import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
-import { DOCUMENT_INDENT, SNAPSHOT_HEAD, type JournalCoverage, type LoadedSnapshot, type SnapshotData } from './document-state.js'
+import { DOCUMENT_INDENT, SNAPSHOT_HEAD, type JournalCoverage, type LoadedSnapshot, type SnapshotData, type SnapshotText } from './document-state.js'
 import { errorCode } from './error-info.js'
 import { StoreOpenError, type Doc } from './types.js'
 
@@ -13,7 +13,7 @@ import { StoreOpenError, type Doc } from './types.js'
  * (mode 0600) in the same folder, fdatasync, rename over the target, fsync
  * of the folder.
  */
-export class DurableTextFile implements Adapter<string> {
+export class DurableTextFile implements Adapter<string | SnapshotText> {
   constructor(readonly file: string) {}
 
   /** The file's text, or null when it does not exist. */
@@ -26,13 +26,15 @@ export class DurableTextFile implements Adapter<string> {
     }
   }
 
-  async write(text: string): Promise<void> {
+  /** Text as a string, or as rendered by DocumentState (UTF-8 chunks). */
+  async write(text: string | SnapshotText): Promise<void> {
     const temp = tempFileOf(this.file)
     // A temp file left by a crash may have any mode; a new one gets 0600 from the start.
     await rm(temp, { force: true })
     const handle = await open(temp, 'wx', 0o600)
     try {
-      await handle.writeFile(text)
+      if (typeof text === 'string') await handle.writeFile(text)
+      else for (const chunk of text.chunks) await writeAll(handle, chunk)
       await handle.datasync()
     } catch (error) {
       await handle.close()
@@ -43,6 +45,10 @@ export class DurableTextFile implements Adapter<string> {
     await rename(temp, this.file)
     await syncDirectory(path.dirname(this.file))
   }
+}
+
+async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
+  for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten
 }
 
 export function tempFileOf(file: string): string {
