@@ -1,6 +1,22 @@
-import { randomBytes } from 'node:crypto'
+import { randomFillSync } from 'node:crypto'
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+/**
+ * Bytes from the system CSPRNG, drawn 4 KiB at a time: one randomFillSync
+ * per ~150 ids instead of one randomBytes call (and Buffer) per id, which
+ * showed at 4 % of a create's CPU. Each byte is used once.
+ */
+const pool = Buffer.alloc(4096)
+let poolOffset = pool.length
+
+function randomByte(): number {
+  if (poolOffset === pool.length) {
+    randomFillSync(pool)
+    poolOffset = 0
+  }
+  return pool[poolOffset++]!
+}
 
 /**
  * Random base62 text from the system CSPRNG. Every id, key and token comes
@@ -10,10 +26,8 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 export function randomBase62(length: number): string {
   let out = ''
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += ALPHABET[byte % 62]
-      if (out.length === length) break
-    }
+    const byte = randomByte()
+    if (byte < 248) out += ALPHABET[byte % 62]
   }
   return out
 }

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { eventTypeSchema, type EventList } from '../../src/schemas/index.js'
+import { EVENT_TYPES } from '../../src/schemas/enums.js'
+import type { EventList } from '../../src/schemas/index.js'
 import { eventColumns } from '../../src/ui/webhook-fields.js'
 
 export default class EventsList extends BaseCommand<EventList> {
@@ -16,7 +17,7 @@ export default class EventsList extends BaseCommand<EventList> {
   ]
 
   static override flags = {
-    type: Flags.option({ description: 'Only events of this type.', options: eventTypeSchema.options })(),
+    type: Flags.option({ description: 'Only events of this type.', options: EVENT_TYPES })(),
     limit: Flags.integer({ description: 'Events per page, 1 to 100 (default 10).', min: 1, max: 100 }),
     'starting-after': Flags.string({ description: 'Start after this event: the last id of the previous page.' }),
   }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import type { CreateApiKeyResponse } from '../../src/client/bula-client.js'
-import { keyTypeSchema, modeSchema } from '../../src/schemas/index.js'
+import { KEY_TYPES, MODES } from '../../src/schemas/enums.js'
 
 export default class KeysCreate extends BaseCommand<CreateApiKeyResponse> {
   static override summary = 'Create an API key and print it (shown once).'
@@ -17,8 +17,8 @@ export default class KeysCreate extends BaseCommand<CreateApiKeyResponse> {
   ]
 
   static override flags = {
-    type: Flags.option({ description: 'Kind of key.', options: keyTypeSchema.options, required: true })(),
-    mode: Flags.option({ description: 'Mode of the key (default: the mode of the key used).', options: modeSchema.options })(),
+    type: Flags.option({ description: 'Kind of key.', options: KEY_TYPES, required: true })(),
+    mode: Flags.option({ description: 'Mode of the key (default: the mode of the key used).', options: MODES })(),
   }
 
   async run(): Promise<CreateApiKeyResponse> {

@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { formatTime } from '../../src/cli/output.js'
 import { assertProfileName, saveProfile } from '../../src/config/profiles.js'
-import { tierSchema, type SignupResponse } from '../../src/schemas/index.js'
+import { TIERS } from '../../src/schemas/enums.js'
+import type { SignupResponse } from '../../src/schemas/index.js'
 
 export default class MerchantsSignup extends BaseCommand<SignupResponse> {
   static override summary = 'Sign up a new merchant and print its test keys (shown once).'
@@ -18,7 +19,7 @@ export default class MerchantsSignup extends BaseCommand<SignupResponse> {
   static override flags = {
     email: Flags.string({ description: 'E-mail address of the account.', required: true }),
     name: Flags.string({ description: 'Business or individual name.', required: true }),
-    tier: Flags.option({ description: 'Account tier.', options: tierSchema.options, required: true })(),
+    tier: Flags.option({ description: 'Account tier.', options: TIERS, required: true })(),
     'save-profile': Flags.string({ description: 'Save the new keys as this profile and make it current.' }),
   }
 

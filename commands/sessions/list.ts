@@ -3,7 +3,8 @@ import { BaseCommand } from '../../src/cli/base-command.js'
 import { parseInstant } from '../../src/cli/instant.js'
 import { formatFjd, formatTime } from '../../src/cli/output.js'
 import { usageParser } from '../../src/cli/usage.js'
-import { sessionStatusSchema, type CheckoutSessionList, type ListCheckoutSessionsQuery } from '../../src/schemas/index.js'
+import { SESSION_STATUSES } from '../../src/schemas/enums.js'
+import type { CheckoutSessionList, ListCheckoutSessionsQuery } from '../../src/schemas/index.js'
 
 export default class SessionsList extends BaseCommand<CheckoutSessionList> {
   static override summary = 'List Checkout Sessions, newest first.'
@@ -21,7 +22,7 @@ export default class SessionsList extends BaseCommand<CheckoutSessionList> {
 
   static override flags = {
     limit: Flags.integer({ description: 'Sessions per page, 1 to 100 (default 10).', min: 1, max: 100 }),
-    status: Flags.option({ description: 'Only sessions in this status.', options: sessionStatusSchema.options })(),
+    status: Flags.option({ description: 'Only sessions in this status.', options: SESSION_STATUSES })(),
     from: Flags.custom<number>({
       description: 'Created at or after this time: ISO 8601 (2026-01-01T09:00:00Z) or Unix milliseconds.',
       parse: usageParser(parseInstant),

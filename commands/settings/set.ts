@@ -3,7 +3,8 @@ import { BaseCommand } from '../../src/cli/base-command.js'
 import { settingsFields } from '../../src/cli/fields.js'
 import { parseBankDestination, parseWalletDestination } from '../../src/cli/payout-destination.js'
 import { usageError, usageParser } from '../../src/cli/usage.js'
-import { payoutScheduleSchema, type PayoutDestination, type Settings, type UpdateSettingsRequest } from '../../src/schemas/index.js'
+import { PAYOUT_SCHEDULES } from '../../src/schemas/enums.js'
+import type { PayoutDestination, Settings, UpdateSettingsRequest } from '../../src/schemas/index.js'
 
 export default class SettingsSet extends BaseCommand<Settings> {
   static override summary = 'Change dashboard settings.'
@@ -22,7 +23,7 @@ export default class SettingsSet extends BaseCommand<Settings> {
     'invoice-prefix': Flags.string({ description: 'Invoice number prefix: INV- followed by up to 8 digits.' }),
     'invoice-next-number': Flags.integer({ description: 'Number the next sent invoice gets (this mode\'s counter).', min: 1 }),
     receipts: Flags.boolean({ description: 'E-mail live-mode receipts to customers.', allowNo: true }),
-    'payout-schedule': Flags.option({ description: 'When payouts are made.', options: payoutScheduleSchema.options })(),
+    'payout-schedule': Flags.option({ description: 'When payouts are made.', options: PAYOUT_SCHEDULES })(),
     'payout-destination-bank': Flags.custom<PayoutDestination>({
       description: 'Pay out to a bank account: "Bank:Account Name:AccountNumber".',
       exclusive: ['payout-destination-wallet'],

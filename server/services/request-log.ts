@@ -25,7 +25,8 @@ export class RequestLog {
       this.byMerchant.set(entry.merchantId, entries)
     }
     entries.push(entry)
-    if (entries.length > REQUEST_LOG_SIZE) entries.splice(0, entries.length - REQUEST_LOG_SIZE)
+    // Trimmed once it holds twice the size, not on every request (that moved 1,000 entries each time); list() reads the newest REQUEST_LOG_SIZE only.
+    if (entries.length >= 2 * REQUEST_LOG_SIZE) entries.splice(0, entries.length - REQUEST_LOG_SIZE)
     this.bus.emit('request', entry)
   }
 
@@ -33,7 +34,8 @@ export class RequestLog {
   list(merchantId: string, mode: Mode, query: RequestLogQuery): RequestLogEntry[] {
     const entries = this.byMerchant.get(merchantId) ?? []
     const out: RequestLogEntry[] = []
-    for (let i = entries.length - 1; i >= 0 && out.length < (query.limit ?? 100); i--) {
+    const oldest = Math.max(0, entries.length - REQUEST_LOG_SIZE)
+    for (let i = entries.length - 1; i >= oldest && out.length < (query.limit ?? 100); i--) {
       const entry = entries[i]!
       if (entry.mode === mode && matches(entry, query)) out.push(present(entry))
     }

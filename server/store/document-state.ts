@@ -16,6 +16,59 @@ export interface SnapshotData {
 }
 
 /**
+ * A rendered snapshot: its UTF-8 bytes in chunks of about 1 MiB. Not one
+ * string: at 100,000 sessions that was a 130 MB string plus an array of
+ * 300,000 line strings, which grew the JS heap by several hundred MB at
+ * every compaction, and V8 keeps a heap it has grown.
+ */
+export interface SnapshotText {
+  chunks: Buffer[]
+  bytes: number
+}
+
+const CHUNK_CHARS = 1 << 20
+
+/** Collects text and turns it into UTF-8 Buffers (outside the JS heap) about every MiB. */
+class ChunkedText {
+  private parts: string[] = []
+  private chars = 0
+  private readonly chunks: Buffer[] = []
+  private bytes = 0
+
+  add(text: string): void {
+    this.parts.push(text)
+    this.chars += text.length
+    if (this.chars >= CHUNK_CHARS) this.flush()
+  }
+
+  finish(): SnapshotText {
+    this.flush()
+    return { chunks: this.chunks, bytes: this.bytes }
+  }
+
+  private flush(): void {
+    if (this.parts.length === 0) return
+    const chunk = Buffer.from(this.parts.join(''), 'utf8')
+    this.chunks.push(chunk)
+    this.bytes += chunk.length
+    this.parts = []
+    this.chars = 0
+  }
+}
+
+/** A checked snapshot as start-up uses it: the documents already in maps, in file order. */
+export interface LoadedSnapshot {
+  collections: Map<string, Map<string, Doc>>
+  groups?: unknown
+  journal?: unknown
+}
+
+/** The first lines of every snapshot this code writes (docs/storage.md, "Snapshot"); start-up reads such files line by line. */
+export const SNAPSHOT_HEAD = '{\n  "format": "bula-data",\n  "version": 1,\n  "collections": {\n'
+/** How a document line starts: inside its collection, one document per line. */
+export const DOCUMENT_INDENT = '      '
+
+/**
  * The first `bytes` bytes of the journal, when their SHA-256 is `sha256`, are
  * contained in the snapshot that carries this: start-up skips them instead
  * of replaying them over a newer state (a crash between a snapshot and the
@@ -40,7 +93,8 @@ interface GroupIndex {
 }
 
 interface Collection {
-  readonly docs: Map<string, Doc>
+  /** Replaced only by load(), which adopts the map parsed from the snapshot instead of copying it. */
+  docs: Map<string, Doc>
   readonly unique: Map<string, UniqueIndex>
   readonly groups: Map<string, GroupIndex>
 }
@@ -104,10 +158,11 @@ export class DocumentState {
   }
 
   /** Fills an empty state from a snapshot; groups keep their saved order. */
-  load(data: SnapshotData): void {
-    for (const [name, docs] of Object.entries(data.collections)) {
+  load(data: LoadedSnapshot): void {
+    for (const [name, docs] of data.collections) {
       const collection = this.anyCollection(name)
-      for (const [id, doc] of Object.entries(docs)) collection.docs.set(id, doc)
+      if (collection.docs.size === 0) collection.docs = docs
+      else for (const [id, doc] of docs) collection.docs.set(id, doc)
       for (const index of collection.unique.values()) {
         for (const doc of collection.docs.values()) setUnique(index, doc.id, index.keyOf(doc))
       }
@@ -118,21 +173,37 @@ export class DocumentState {
   }
 
   /**
-   * The snapshot file's text. It is rendered synchronously so it is one
-   * point in time: no change can slip in between two collections. `journal`
-   * is the part of the journal this state already contains.
+   * The snapshot file's text: indented JSON with one compact line per
+   * document (docs/storage.md, "Snapshot"), so that it stays readable and
+   * editable, and start-up can parse it document by document. It is rendered
+   * synchronously so it is one point in time: no change can slip in between
+   * two collections. `journal` is the part of the journal this state already
+   * contains.
    */
-  render(journal: JournalCoverage): string {
-    const collections: Record<string, Record<string, Doc>> = {}
-    const groups: Record<string, Record<string, Record<string, string[]>>> = {}
+  render(journal: JournalCoverage): SnapshotText {
+    const out = new ChunkedText()
+    const groups: string[] = []
+    out.add(SNAPSHOT_HEAD)
+    let remaining = this.collections.size
     for (const [name, collection] of this.collections) {
-      collections[name] = Object.fromEntries(collection.docs)
+      const after = --remaining > 0 ? ',' : ''
+      if (collection.docs.size === 0) {
+        out.add(`    ${JSON.stringify(name)}: {}${after}\n`)
+      } else {
+        out.add(`    ${JSON.stringify(name)}: {\n`)
+        let left = collection.docs.size
+        for (const [id, doc] of collection.docs) out.add(`${DOCUMENT_INDENT}${JSON.stringify(id)}: ${JSON.stringify(doc)}${--left > 0 ? ',' : ''}\n`)
+        out.add(`    }${after}\n`)
+      }
       if (collection.groups.size > 0) {
-        groups[name] = Object.fromEntries([...collection.groups].map(([index, group]) => [index, Object.fromEntries(group.idsByKey)]))
+        const indexes = Object.fromEntries([...collection.groups].map(([index, group]) => [index, Object.fromEntries(group.idsByKey)]))
+        groups.push(`    ${JSON.stringify(name)}: ${JSON.stringify(indexes)}`)
       }
     }
-    const data: SnapshotData = { format: 'bula-data', version: 1, collections, groups, journal }
-    return `${JSON.stringify(data, null, 2)}\n`
+    out.add('  },\n')
+    out.add(groups.length > 0 ? `  "groups": {\n${groups.join(',\n')}\n  },\n` : '  "groups": {},\n')
+    out.add(`  "journal": ${JSON.stringify(journal)}\n}\n`)
+    return out.finish()
   }
 
   private declared(name: string): Collection {
@@ -213,11 +284,18 @@ function leaveGroup(index: GroupIndex, key: string, id: string): void {
 function restoreGroupOrder(collection: Collection, index: GroupIndex, saved: Record<string, unknown>): void {
   for (const [key, ids] of Object.entries(saved)) {
     if (!Array.isArray(ids)) continue
+    // The group's array is looked up once, not once per id: a group can hold every document of the collection.
+    let group = index.idsByKey.get(key)
     for (const id of ids) {
       const doc = typeof id === 'string' ? collection.docs.get(id) : undefined
-      if (doc && !index.keyById.has(doc.id) && index.keyOf(doc) === key) joinGroup(index, key, doc.id)
+      if (doc && !index.keyById.has(id) && index.keyOf(doc) === key) {
+        if (group) group.push(id)
+        else index.idsByKey.set(key, (group = [id]))
+        index.keyById.set(id, key)
+      }
     }
   }
+  if (index.keyById.size === collection.docs.size) return
   for (const doc of collection.docs.values()) {
     if (!index.keyById.has(doc.id)) joinGroup(index, index.keyOf(doc), doc.id)
   }

@@ -1,4 +1,4 @@
-import type { JournalCoverage } from './document-state.js'
+import type { JournalCoverage, SnapshotText } from './document-state.js'
 import { messageOf } from './error-info.js'
 import type { FileLock } from './file-lock.js'
 import { journalLine, type JournalFile } from './journal-file.js'
@@ -7,9 +7,9 @@ import { StoreWriteError } from './types.js'
 export interface JournalWriterOptions {
   journal: JournalFile
   /** The current state as snapshot text, containing the journal as `journal` describes it; synchronous, so it is one point in time. */
-  render: (journal: JournalCoverage) => string
+  render: (journal: JournalCoverage) => SnapshotText
   /** Replaces the snapshot file atomically and durably. */
-  writeSnapshot: (text: string) => Promise<void>
+  writeSnapshot: (text: SnapshotText) => Promise<void>
   snapshotFile: string
   /** The journal size that triggers compaction, given the size of the last snapshot. */
   thresholdBytes: (snapshotBytes: number) => number
@@ -42,7 +42,7 @@ export class JournalWriter {
   private drained: Promise<void> = Promise.resolve()
   /** After a failed compaction the journal grows another threshold before the next try, rather than retrying on every commit. */
   private compactAt = 0
-  /** Of the last snapshot written (its length in characters, near enough its bytes): the default threshold follows it. */
+  /** Of the last snapshot written, in bytes: the default threshold follows it. */
   private snapshotBytes: number
 
   constructor(private readonly options: JournalWriterOptions) {
@@ -128,7 +128,7 @@ export class JournalWriter {
     if (snapshot !== null) await this.compact(snapshot)
   }
 
-  private renderSnapshot(line: Buffer): string | null {
+  private renderSnapshot(line: Buffer): SnapshotText | null {
     try {
       return this.options.render(this.options.journal.coverage(line))
     } catch (error) {
@@ -138,7 +138,7 @@ export class JournalWriter {
     }
   }
 
-  private async compact(snapshot: string): Promise<void> {
+  private async compact(snapshot: SnapshotText): Promise<void> {
     try {
       await this.writeSnapshot(snapshot)
       await this.options.journal.clear()
@@ -147,9 +147,9 @@ export class JournalWriter {
     }
   }
 
-  private async writeSnapshot(text: string): Promise<void> {
+  private async writeSnapshot(text: SnapshotText): Promise<void> {
     await this.options.writeSnapshot(text)
-    this.snapshotBytes = text.length
+    this.snapshotBytes = text.bytes
   }
 
   private compactionFailed(error: unknown): void {

@@ -2,10 +2,10 @@ import { Low } from 'lowdb'
 import { chmod, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { BulaStore } from './bula-store.js'
-import { DocumentState } from './document-state.js'
+import { DocumentState, type SnapshotText } from './document-state.js'
 import { errorCode, messageOf } from './error-info.js'
 import { acquireLock, type FileLock } from './file-lock.js'
-import { JournalFile, journalFileOf, replayJournal, sha256 } from './journal-file.js'
+import { JOURNAL_OPEN_FLAGS, JournalFile, journalFileOf, replayJournal, sha256 } from './journal-file.js'
 import { JournalWriter } from './journal-writer.js'
 import { coverageOf, DurableTextFile, parseSnapshot, syncDirectory, tempFileOf } from './snapshot-file.js'
 import { StoreOpenError, type IndexSpec, type OpenedStore, type OpenStoreOptions, type Schema } from './types.js'
@@ -15,8 +15,10 @@ export const DEFAULT_JOURNAL_THRESHOLD_BYTES = 8 * 1024 * 1024
 
 /** For tests only, never for production: lets a test make the journal's disk fail on demand. */
 export interface StoreTestHooks {
-  /** Replaces the journal's open file handle, e.g. with one whose write or datasync fails. */
+  /** Replaces the journal's open file handle, e.g. with one whose writes fail (with O_DSYNC a write is also the sync). */
   journalHandle?: (handle: FileHandle) => FileHandle
+  /** Opens the journal as on a system without O_DSYNC: plain appends, each followed by fdatasync. */
+  withoutDsync?: boolean
 }
 
 /**
@@ -54,9 +56,12 @@ async function openFiles<S extends Schema>(
 ): Promise<{ writer: JournalWriter; fresh: boolean }> {
   const warn = options.warn ?? ((message: string) => console.warn(message))
   // An empty data file reads as '' like a missing one: it holds no data either.
-  const snapshot = new Low<string>(new DurableTextFile(file), '')
+  const snapshot = new Low<string | SnapshotText>(new DurableTextFile(file), '')
   await snapshot.read()
-  const snapshotText = snapshot.data
+  const snapshotText = typeof snapshot.data === 'string' ? snapshot.data : ''
+  const snapshotLength = snapshotText.length
+  // Low would otherwise hold the whole text for as long as the store is open.
+  snapshot.data = ''
   const data = snapshotText === '' ? null : parseSnapshot(snapshotText, file)
   if (data) state.load(data)
   const journalPath = journalFileOf(file)
@@ -73,7 +78,7 @@ async function openFiles<S extends Schema>(
   }
 
   // Everything was read and accepted: only from here on do files change.
-  const writeSnapshot = async (text: string): Promise<void> => {
+  const writeSnapshot = async (text: SnapshotText): Promise<void> => {
     snapshot.data = text
     try {
       await snapshot.write()
@@ -82,13 +87,14 @@ async function openFiles<S extends Schema>(
       snapshot.data = ''
     }
   }
-  let snapshotBytes = snapshotText.length
+  let snapshotBytes = snapshotLength
   if (!data || journalContent.length > 0) {
     const text = state.render({ bytes: journalContent.length, sha256: sha256(journalContent) })
     await writeSnapshot(text)
-    snapshotBytes = text.length
+    snapshotBytes = text.bytes
   }
-  const handle = await open(journalPath, 'a', 0o600)
+  const flags = hooks.withoutDsync ? 'a' : JOURNAL_OPEN_FLAGS
+  const handle = await open(journalPath, flags, 0o600)
   try {
     // A new journal's name must survive a crash, or the lines written to it would vanish with it.
     if (existingJournal === null) await syncDirectory(path.dirname(file))
@@ -101,7 +107,7 @@ async function openFiles<S extends Schema>(
     await handle.close()
     throw error
   }
-  const journal = new JournalFile(journalPath, hooks.journalHandle?.(handle) ?? handle)
+  const journal = new JournalFile(journalPath, hooks.journalHandle?.(handle) ?? handle, flags !== 'a')
   const writer = new JournalWriter({
     journal,
     render: (covered) => state.render(covered),

@@ -35,8 +35,8 @@ export interface Store<S extends Schema> {
   put<C extends keyof S & string>(collection: C, doc: S[C]): void
   delete<C extends keyof S & string>(collection: C, id: string): void
   /**
-   * Resolves once every change made before the call is on disk (written and
-   * fdatasync'ed); concurrent callers share one write (group commit). Rejects
+   * Resolves once every change made before the call is on disk (an O_DSYNC
+   * write, or write + fdatasync); concurrent callers share one write (group commit). Rejects
    * with StoreWriteError when the disk refuses the write. In memory mode it
    * resolves at once.
    */

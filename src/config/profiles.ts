@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { z } from 'zod'
 import { ApiError } from '../errors.js'
+import type { BulaConfig, Profile } from './config-schema.js'
+
+export type { BulaConfig, Profile } from './config-schema.js'
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4111'
 export const DEFAULT_PROFILE = 'default'
@@ -11,21 +13,6 @@ export const DEFAULT_PROFILE = 'default'
 // Names become JSON keys and file-facing labels; a narrow alphabet keeps out
 // `__proto__` and names a shell would need quoting for.
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
-
-const profileSchema = z.looseObject({
-  baseUrl: z.string(),
-  apiKey: z.string().optional(),
-  publishableKey: z.string().optional(),
-})
-export type Profile = z.infer<typeof profileSchema>
-
-// Loose objects keep fields a newer bula wrote, so an older one saving a
-// profile does not drop them.
-const configSchema = z.looseObject({
-  current: z.string().optional(),
-  profiles: z.record(z.string(), profileSchema).default({}),
-})
-export type BulaConfig = z.infer<typeof configSchema>
 
 type Env = NodeJS.ProcessEnv
 
@@ -57,6 +44,7 @@ export async function loadConfig(env: Env = process.env): Promise<BulaConfig> {
   } catch {
     throw new ApiError(0, 'invalid_config', `${file} is not valid JSON. Fix it or delete it to start over.`)
   }
+  const { configSchema } = await import('./config-schema.js')
   const parsed = configSchema.safeParse(json)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]

@@ -1,7 +1,8 @@
 import { z } from 'zod'
+import { KEY_TYPES } from './enums.js'
 import { modeSchema, timestampSchema } from './common.js'
 
-export const keyTypeSchema = z.enum(['secret', 'publishable'])
+export const keyTypeSchema = z.enum(KEY_TYPES)
 export type KeyType = z.infer<typeof keyTypeSchema>
 
 export const createApiKeyRequestSchema = z.strictObject({

@@ -1,10 +1,11 @@
 import { z } from 'zod'
+import { SESSION_STATUSES } from './enums.js'
 import { integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
 
 /** Under FJD 5,000.00, in both modes (spec, Limits). */
 export const MAX_AMOUNT = 499_999
 
-export const sessionStatusSchema = z.enum(['pending', 'succeeded', 'failed', 'cancelled'])
+export const sessionStatusSchema = z.enum(SESSION_STATUSES)
 export type SessionStatus = z.infer<typeof sessionStatusSchema>
 
 export const quoteCurrencySchema = z.enum(['USD', 'AUD'])

@@ -1,12 +1,13 @@
 import { z } from 'zod'
+import { MODES, PAYOUT_SCHEDULES, TIERS } from './enums.js'
 
-export const modeSchema = z.enum(['test', 'live'])
+export const modeSchema = z.enum(MODES)
 export type Mode = z.infer<typeof modeSchema>
 
-export const tierSchema = z.enum(['business', 'individual'])
+export const tierSchema = z.enum(TIERS)
 export type Tier = z.infer<typeof tierSchema>
 
-export const payoutScheduleSchema = z.enum(['daily', 'weekly', 'fortnightly', 'monthly', 'manual'])
+export const payoutScheduleSchema = z.enum(PAYOUT_SCHEDULES)
 export type PayoutSchedule = z.infer<typeof payoutScheduleSchema>
 
 /** Unix milliseconds on the merchant's clock. */

@@ -1,17 +1,8 @@
 import { z } from 'zod'
 import { limitQuerySchema, modeSchema, timestampSchema } from './common.js'
+import { EVENT_TYPES } from './enums.js'
 
-export const EVENT_TYPES = [
-  'webhook.verified',
-  'checkout_session.succeeded',
-  'checkout_session.failed',
-  'checkout_session.cancelled',
-  'payment.processing',
-  'payment.succeeded',
-  'payment.failed',
-  'disbursement.sent',
-  'disbursement.failed',
-] as const
+export { EVENT_TYPES } from './enums.js'
 export const eventTypeSchema = z.enum(EVENT_TYPES)
 export type EventType = z.infer<typeof eventTypeSchema>
 

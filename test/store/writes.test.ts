@@ -5,12 +5,16 @@ import { journalLines, openTestStore, payment, tempDataFile } from './temp-store
 
 /** What the next journal operation should do instead of its real work. */
 interface Sabotage {
-  /** write: throws ENOSPC; 'partial' first writes half of the bytes for real. */
-  write?: 'fail' | 'partial'
-  /** datasync: throws EIO. */
+  /**
+   * write: throws ENOSPC; 'partial' first writes half of the bytes for real;
+   * 'eio' throws EIO, as a disk that cannot make the bytes durable does (the
+   * journal is opened with O_DSYNC, so the write is also the sync).
+   */
+  write?: 'fail' | 'partial' | 'eio'
+  /** datasync, where the system has no O_DSYNC: throws EIO. */
   datasync?: 'fail'
-  /** datasync waits for this before it does its real work. */
-  datasyncGate?: Promise<void>
+  /** write waits for this before it does its real work. */
+  writeGate?: Promise<void>
 }
 
 /** The journal's real file handle, with writes and syncs that fail or stall when the test says so. */
@@ -22,19 +26,20 @@ function sabotaged(sabotage: Sabotage) {
           const mode = sabotage.write
           return async (buffer: Buffer, offset: number, length: number) => {
             if (mode === 'partial') await target.write(buffer, offset, Math.floor(length / 2))
+            if (mode === 'eio') throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' })
             throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+          }
+        }
+        if (property === 'write' && sabotage.writeGate) {
+          const gate = sabotage.writeGate
+          return async (buffer: Buffer, offset: number, length: number) => {
+            await gate
+            return target.write(buffer, offset, length)
           }
         }
         if (property === 'datasync' && sabotage.datasync) {
           return async () => {
             throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })
-          }
-        }
-        if (property === 'datasync' && sabotage.datasyncGate) {
-          const gate = sabotage.datasyncGate
-          return async () => {
-            await gate
-            await target.datasync()
           }
         }
         const value: unknown = Reflect.get(target, property, target)
@@ -80,7 +85,7 @@ describe('group commit', () => {
   it('makes a commit with nothing pending wait for the write in flight, and puts changes made meanwhile in the next write', async () => {
     const file = await tempDataFile()
     let release = () => {}
-    const sabotage: Sabotage = { datasyncGate: new Promise<void>((resolve) => (release = resolve)) }
+    const sabotage: Sabotage = { writeGate: new Promise<void>((resolve) => (release = resolve)) }
     const { store } = await openTestStore(file, {}, { journalHandle: sabotaged(sabotage) })
     store.put('notes', { id: 'n1', text: 'first' })
     const first = store.commit()
@@ -154,15 +159,16 @@ describe('compaction', () => {
 })
 
 describe('write failures', () => {
-  for (const [what, sabotage] of [
-    ['a write that fails', { write: 'fail' }],
-    ['a write that fails half-way', { write: 'partial' }],
-    ['an fdatasync that fails', { datasync: 'fail' }],
+  for (const [what, sabotage, withoutDsync] of [
+    ['a write that fails', { write: 'fail' }, false],
+    ['a write that fails half-way', { write: 'partial' }, false],
+    ['a write that cannot be made durable (EIO)', { write: 'eio' }, false],
+    ['an fdatasync that fails (systems without O_DSYNC)', { datasync: 'fail' }, true],
   ] as const) {
     it(`rejects the commit on ${what}, keeps the store usable and persists the changes with the next commit`, async () => {
       const file = await tempDataFile()
       const current: Sabotage = {}
-      const { store } = await openTestStore(file, {}, { journalHandle: sabotaged(current) })
+      const { store } = await openTestStore(file, {}, { journalHandle: sabotaged(current), withoutDsync })
       store.put('payments', payment('a'))
       await store.commit()
       Object.assign(current, sabotage)
