@@ -210,6 +210,31 @@ describe('CSRF', () => {
   })
 })
 
+describe('bad input', () => {
+  it('every form answers junk with a message, never a 500', async () => {
+    const { keys } = await busyMerchant()
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const pages = await crawl(agent)
+    const token = csrfOf(pages.get('/dashboard')!)
+    const actions = new Set([...pages.values()].flatMap((html) => [...html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]!)))
+    actions.delete('/dashboard/sign-out')
+    const junk = { duration: '-1', mode: 'both', url: 'javascript:alert(1)', type: '<b>', endpointId: '../x', reason: '', displayName: '', invoiceNextNumber: '1e9', customerName: '<script>', dueDate: '31/12/2026', taxPercent: 'NaN' }
+    for (const action of actions) {
+      const answer = await agent.post(action, { _csrf: token, _back: '/dashboard', ...junk })
+      expect(answer.status, action).not.toBe(500)
+      expect(answer.html, action).not.toContain('Something went wrong in the simulator')
+      if (answer.status === 303) {
+        const shown = await agent.follow(answer)
+        expect(shown.status, action).toBeLessThan(500)
+        expect(shown.html, action).not.toContain('<script>')
+      }
+    }
+    // Multipart forms get a urlencoded body, and the other way round.
+    const wrongType = await agent.post('/dashboard/settings/verification', { _csrf: token, tin: '123' })
+    expect(wrongType.status).toBe(400)
+  })
+})
+
 describe('keys and URLs', () => {
   it('no link, form, redirect or page holds a key; pages have no inline script and strict headers', async () => {
     const { keys } = await busyMerchant()
