@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   eventListSchema,
   eventWithDeliveriesSchema,
@@ -7,11 +7,10 @@ import {
   type EventWithDeliveries,
 } from '../../src/schemas/index.js'
 import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
-import { startReceiver, type Receiver } from '../helpers/receiver.js'
+import { useReceivers } from '../helpers/receiver.js'
 
 const server = useServe()
-const receivers: Receiver[] = []
-afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())))
+const receiver = useReceivers()
 
 const events = (merchant: TestMerchant, args: string[]) => runCli(['events', ...args], { env: merchant.env })
 
@@ -22,8 +21,7 @@ const events = (merchant: TestMerchant, args: string[]) => runCli(['events', ...
  */
 async function paidMerchant() {
   const merchant = await signupMerchant(server().baseUrl)
-  const hook = await startReceiver()
-  receivers.push(hook)
+  const hook = await receiver()
   const created = await runCli(['webhooks', 'create', '--url', hook.url, '--json'], { env: merchant.env })
   const endpoint = webhookEndpointResponseSchema.parse(parseJsonOutput(created)).endpoint
   await hook.waitFor(1)

@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { Event } from '../../src/schemas/index.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe, type CliResult, type TestMerchant } from '../helpers/cli.js'
-import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.js'
+import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 
 const server = useServe()
 
@@ -29,14 +29,7 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((command) => command.interrupt()))
 })
 
-const receivers: Receiver[] = []
-afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())))
-
-async function receiver(): Promise<Receiver> {
-  const started = await startReceiver()
-  receivers.push(started)
-  return started
-}
+const receiver = useReceivers()
 
 function start(args: string[], env: Record<string, string>): Running {
   const result = runCli(args, { env })

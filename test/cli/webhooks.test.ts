@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   clockSchema,
   deletedWebhookEndpointSchema,
@@ -9,19 +9,12 @@ import {
 } from '../../src/schemas/index.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
-import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.js'
+import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 
 const HOUR = 60 * 60 * 1000
 
 const server = useServe()
-const receivers: Receiver[] = []
-afterAll(() => Promise.all(receivers.map((receiver) => receiver.close())))
-
-async function receiver(): Promise<Receiver> {
-  const started = await startReceiver()
-  receivers.push(started)
-  return started
-}
+const receiver = useReceivers()
 
 const webhooks = (merchant: TestMerchant, args: string[]) => runCli(['webhooks', ...args], { env: merchant.env })
 

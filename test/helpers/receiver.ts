@@ -1,3 +1,4 @@
+import { afterAll } from 'vitest'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -59,5 +60,16 @@ export async function startReceiver(path = '/webhooks'): Promise<Receiver> {
         server.closeAllConnections()
         server.close(() => resolve())
       }),
+  }
+}
+
+/** For a test file: the function starts a receiver, and every receiver it started is closed after the file's tests. */
+export function useReceivers(): (path?: string) => Promise<Receiver> {
+  const started: Receiver[] = []
+  afterAll(() => Promise.all(started.map((receiver) => receiver.close())))
+  return async (path) => {
+    const receiver = await startReceiver(path)
+    started.push(receiver)
+    return receiver
   }
 }

@@ -3,26 +3,18 @@ import type { RunningServer } from '../../server/start.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { DashboardAgent } from '../helpers/dashboard.js'
 import { client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
-import { startReceiver, type Receiver } from '../helpers/receiver.js'
+import { useReceivers, type Receiver } from '../helpers/receiver.js'
 
 let server: RunningServer
 let base: string
-const receivers: Receiver[] = []
 
 beforeAll(async () => {
   server = await startTestServer({ webhookTimeoutMs: 2000 })
   base = server.baseUrl
 })
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()))
-  await server.close()
-})
+afterAll(() => server.close())
 
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver()
-  receivers.push(r)
-  return r
-}
+const receiver = useReceivers()
 
 /** The secret a flash shows once. */
 const secretOf = (html: string): string | undefined => /data-testid="secret">([^<]+)</.exec(html)?.[1]

@@ -7,26 +7,18 @@ import { RETRY_DELAYS_MS } from '../../server/domain/webhook-endpoint.js'
 import type { RunningServer } from '../../server/start.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { DAY, HOUR, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
-import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/receiver.js'
+import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 
 let server: RunningServer
 let base: string
-const receivers: Receiver[] = []
 
 beforeAll(async () => {
   server = await startTestServer({ webhookTimeoutMs: 2000 })
   base = server.baseUrl
 })
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()))
-  await server.close()
-})
+afterAll(() => server.close())
 
-async function receiver(): Promise<Receiver> {
-  const r = await startReceiver()
-  receivers.push(r)
-  return r
-}
+const receiver = useReceivers()
 
 /** The standard HMAC, computed here independently of the simulator's code. */
 const hmac = (secret: string, request: ReceivedRequest) =>
