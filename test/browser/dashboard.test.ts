@@ -166,6 +166,15 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await shoot('event-detail')
   })
 
+  it('shows new events on the Events page without a reload', async () => {
+    await nav('Events')
+    const session = await api.post('/v1/checkout-sessions', { amount: 900, currency: 'FJD' }, { headers: { 'idempotency-key': 'browser-live' } })
+    await api.post(`/_sim/checkout-sessions/${session.body.id}/pay`, { outcome: 'succeeded' })
+    const newest = (await api.get('/_sim/events')).body.data[0] as { event_id: string }
+    // dashboard.js refreshes the list every 3 s; the page itself is not reloaded.
+    await page.getByRole('link', { name: newest.event_id }).waitFor({ timeout: 10_000 })
+  })
+
   it('rotates a key: the new secret key is shown once and works', async () => {
     await nav('Developers')
     const row = page.getByRole('row', { name: new RegExp(`${merchant.secret.slice(-4)}`) })
