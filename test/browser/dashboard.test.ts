@@ -67,6 +67,21 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await other.close()
   })
 
+  it('signs in with a secret key typed into the form, which never reaches the address bar', async () => {
+    const other = await browser.newContext()
+    const visitor = await other.newPage()
+    await visitor.goto(`${serve.baseUrl}/dashboard/payouts`)
+    expect(visitor.url()).toBe(`${serve.baseUrl}/dashboard/sign-in`)
+    await visitor.getByLabel('Secret key').fill(merchant.publishable)
+    await visitor.getByRole('button', { name: 'Sign in' }).click()
+    await expect(visitor.getByRole('alert').textContent()).resolves.toContain('That is a publishable key')
+    await visitor.getByLabel('Secret key').fill(merchant.secret)
+    await visitor.getByRole('button', { name: 'Sign in' }).click()
+    await expect(visitor.getByRole('heading', { name: 'Overview', level: 1 }).isVisible()).resolves.toBe(true)
+    expect(visitor.url()).toBe(`${serve.baseUrl}/dashboard`)
+    await other.close()
+  })
+
   it('advances the clock with a button and sees the session it expired', async () => {
     const created = await api.post('/v1/checkout-sessions', { amount: 2500, currency: 'FJD' }, { headers: { 'idempotency-key': 'browser-expire' } })
     expect(created.status).toBe(201)
