@@ -77,8 +77,13 @@ const STATUS_TONES: Record<string, 'ok' | 'bad' | 'wait'> = {
   expiring: 'wait',
 }
 
-/** A link or redirect target inside the dashboard. */
-export const dashPath = (path = ''): string => `${DASHBOARD_BASE}${path}`
+/** A link or redirect target inside the dashboard; empty or missing query values are left out of the address. */
+export function dashPath(path = '', query: Record<string, string | undefined> = {}): string {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, value)
+  const search = params.toString()
+  return `${DASHBOARD_BASE}${path}${search === '' ? '' : `?${search}`}`
+}
 
 const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -230,6 +235,19 @@ export class DashboardKit {
       head: safe(headers.map((header) => `<th scope="col">${escapeHtml(header)}</th>`).join('')),
       rows: safe(rows.map((row) => `<tr>${row.map((value) => `<td>${cell(value)}</td>`).join('')}</tr>`).join('\n')),
     })
+  }
+
+  /** The <option>s of a select, with `current` selected. */
+  options(choices: ReadonlyArray<{ value: string; label: string }>, current: string): SafeHtml {
+    return this.join(
+      choices.map((choice) => this.render('option', { value: choice.value, label: choice.label, selected: safe(choice.value === current ? ' selected' : '') })),
+    )
+  }
+
+  /** The links between pages of a list (`what` names the list for screen readers); nothing when there is one page. */
+  pager(what: string, links: ReadonlyArray<{ label: string; href: string }>): SafeHtml {
+    if (links.length === 0) return safe('')
+    return this.render('pager', { what, links: this.join(links.map((link) => this.render('pager-link', link))) })
   }
 
   link(path: string, label: string): SafeHtml {

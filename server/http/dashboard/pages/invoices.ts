@@ -122,13 +122,7 @@ function filterOf(req: Request): InvoicesFilter {
   return { status: text('status'), startingAfter: text('starting_after') }
 }
 
-function searchOf(filter: InvoicesFilter): string {
-  const params = new URLSearchParams()
-  if (filter.status !== '') params.set('status', filter.status)
-  if (filter.startingAfter !== '') params.set('starting_after', filter.startingAfter)
-  const search = params.toString()
-  return search === '' ? '' : `?${search}`
-}
+const listPath = (filter: InvoicesFilter): string => dashPath('/invoices', { status: filter.status, starting_after: filter.startingAfter })
 
 /**
  * One page of the list, newest first. The API lists every status, so a
@@ -202,11 +196,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
   }
 
   const statusOptions = (selected: string): SafeHtml =>
-    kit.join(
-      [['', 'All statuses'] as const, ...invoiceStatusSchema.options.map((status) => [status, status] as const)].map(([value, label]) =>
-        kit.render('invoices-status-option', { value, label, selected: value === selected ? safe(' selected') : safe('') }),
-      ),
-    )
+    kit.options([{ value: '', label: 'All statuses' }, ...invoiceStatusSchema.options.map((status) => ({ value: status, label: status }))], selected)
 
   kit.page(router, '/invoices', (req, dash) => {
     const refused = businessOnly(dash)
@@ -222,14 +212,9 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
       if (!(error instanceof ApiError)) throw error
       problem = error
     }
-    const links: SafeHtml[] = []
-    if (filter.startingAfter !== '') {
-      links.push(kit.render('invoices-pager-link', { label: 'First page', href: dashPath(`/invoices${searchOf({ ...filter, startingAfter: '' })}`) }))
-    }
-    if (list?.hasMore) {
-      const startingAfter = String(list.invoices.at(-1)!.id)
-      links.push(kit.render('invoices-pager-link', { label: 'Next page', href: dashPath(`/invoices${searchOf({ ...filter, startingAfter })}`) }))
-    }
+    const links: { label: string; href: string }[] = []
+    if (filter.startingAfter !== '') links.push({ label: 'First page', href: listPath({ ...filter, startingAfter: '' }) })
+    if (list?.hasMore) links.push({ label: 'Next page', href: listPath({ ...filter, startingAfter: String(list.invoices.at(-1)!.id) }) })
     return {
       title: 'Invoices',
       section: 'invoices',
@@ -255,7 +240,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
               filter.status === '' ? `No Invoices in ${mode} mode yet.` : `No ${filter.status} Invoices in ${mode} mode.`,
             )
           : safe(''),
-        pager: links.length === 0 ? safe('') : kit.render('invoices-pager', { links: kit.join(links) }),
+        pager: kit.pager('Invoices', links),
         createForm: kit.form(dash, {
           action: '/invoices',
           submit: 'Create draft',

@@ -13,7 +13,7 @@ import { formatFjd } from '../../../domain/money.js'
 import { DISBURSEMENT_HOUR_UTC } from '../../../domain/payout.js'
 import { listEvents } from '../../../events/event-log.js'
 import { getPayout, listPayouts, requestPayout } from '../../../services/payouts.js'
-import { safe, type SafeHtml } from '../../../templates.js'
+import { safe } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
 import { renderBalanceChart } from '../chart.js'
 import { dashPath, formatTime, type DashboardKit } from '../kit.js'
@@ -102,11 +102,9 @@ export function registerPayoutsPages(kit: DashboardKit, router: Router): void {
     const history = balanceHistory(ctx, dash.caller, payouts)
     const newestFirst = [...payouts].reverse()
     const shown = newestFirst.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE)
-    const pageLinks: SafeHtml[] = []
-    if (page > 1) pageLinks.push(kit.render('payouts-pager-link', { label: 'Newer payouts', href: dashPath(page === 2 ? '/payouts' : `/payouts?page=${page - 1}`) }))
-    if (page * PAGE_SIZE < newestFirst.length) {
-      pageLinks.push(kit.render('payouts-pager-link', { label: 'Older payouts', href: dashPath(`/payouts?page=${page + 1}`) }))
-    }
+    const pageLinks: { label: string; href: string }[] = []
+    if (page > 1) pageLinks.push({ label: 'Newer payouts', href: dashPath('/payouts', { page: page === 2 ? undefined : String(page - 1) }) })
+    if (page * PAGE_SIZE < newestFirst.length) pageLinks.push({ label: 'Older payouts', href: dashPath('/payouts', { page: String(page + 1) }) })
     return {
       title: 'Payouts',
       section: 'payouts',
@@ -171,7 +169,7 @@ export function registerPayoutsPages(kit: DashboardKit, router: Router): void {
           ]),
           page === 1 ? `No payouts in ${mode} mode yet.` : 'No payouts on this page.',
         ),
-        pager: pageLinks.length === 0 ? safe('') : kit.render('payouts-pager', { links: kit.join(pageLinks) }),
+        pager: kit.pager('payouts', pageLinks),
       }),
     }
   })

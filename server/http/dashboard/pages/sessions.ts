@@ -68,12 +68,6 @@ function queryOf(filter: SessionsFilter): ListCheckoutSessionsQuery {
   )
 }
 
-function searchOf(filter: SessionsFilter): string {
-  const params = new URLSearchParams()
-  for (const [name, value] of Object.entries(filter)) if (value !== '') params.set(name, value)
-  const search = params.toString()
-  return search === '' ? '' : `?${search}`
-}
 
 /** The API says `cancelled` for both; the dashboard tells a session that ran out of time apart. */
 const shownStatus = (session: CheckoutSessionRecord): string =>
@@ -116,19 +110,14 @@ export function registerSessionsPages(kit: DashboardKit, router: Router): void {
   const { ctx } = kit
 
   const statusOptions = (selected: string): SafeHtml =>
-    kit.join(
-      [['', 'All statuses'] as const, ...sessionStatusSchema.options.map((status) => [status, status] as const)].map(([value, label]) =>
-        kit.render('sessions-status-option', { value, label, selected: value === selected ? safe(' selected') : safe('') }),
-      ),
-    )
+    kit.options([{ value: '', label: 'All statuses' }, ...sessionStatusSchema.options.map((status) => ({ value: status, label: status }))], selected)
 
   const pager = (filter: SessionsFilter, nextCursor: string | null): SafeHtml => {
-    const links: SafeHtml[] = []
-    const link = (label: string, cursor: string): SafeHtml =>
-      kit.render('sessions-pager-link', { label, href: dashPath(`/sessions${searchOf({ ...filter, cursor })}`) })
+    const link = (label: string, cursor: string) => ({ label, href: dashPath('/sessions', { ...filter, cursor }) })
+    const links = []
     if (filter.cursor !== '') links.push(link('First page', ''))
     if (nextCursor !== null) links.push(link('Next page', nextCursor))
-    return links.length === 0 ? safe('') : kit.render('sessions-pager', { links: kit.join(links) })
+    return kit.pager('Checkout Sessions', links)
   }
 
   kit.page(router, '/sessions', (req, dash) => {

@@ -87,12 +87,6 @@ const imageValue = (file: ActionInput['files'][string]): string =>
 export function registerSettingsPages(kit: DashboardKit, router: Router): void {
   const { ctx } = kit
 
-  const options = (choices: ReadonlyArray<{ value: string; label: string }>, current: string): SafeHtml =>
-    kit.join(
-      choices.map((choice) =>
-        kit.render('settings-option', { value: choice.value, label: choice.label, selected: safe(choice.value === current ? ' selected' : '') }),
-      ),
-    )
   const checked = (on: boolean): SafeHtml => safe(on ? ' checked' : '')
 
   const settingsForm = (dash: Dash, settings: Settings): SafeHtml => {
@@ -111,15 +105,15 @@ export function registerSettingsPages(kit: DashboardKit, router: Router): void {
         invoiceNextNumber: settings.invoiceNextNumber,
         checkboxes: liveUnlocked ? CHECKBOXES.join(' ') : 'receiptsEnabled',
         receiptsChecked: checked(settings.receiptsEnabled),
-        scheduleOptions: options(
+        scheduleOptions: kit.options(
           payoutScheduleSchema.options.map((value) => ({ value, label: SCHEDULE_LABELS[value] })),
           settings.payoutSchedule,
         ),
-        destinationOptions: options(DESTINATION_TYPES, destination?.type ?? 'none'),
+        destinationOptions: kit.options(DESTINATION_TYPES, destination?.type ?? 'none'),
         bankName: bank?.bankName ?? '',
         accountName: bank?.accountName ?? '',
         accountNumber: bank?.accountNumber ?? '',
-        walletOptions: options(WALLET_PROVIDERS, wallet?.provider ?? 'mpaisa'),
+        walletOptions: kit.options(WALLET_PROVIDERS, wallet?.provider ?? 'mpaisa'),
         walletPhone: wallet?.phone ?? '',
         liveProviders: liveUnlocked
           ? kit.render('settings-live-providers', { checked: checked(settings.liveProviders) })

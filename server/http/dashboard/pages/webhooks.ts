@@ -13,7 +13,7 @@ import {
 import { SECRET_OVERLAP_MS, isSuccess } from '../../../domain/webhook-endpoint.js'
 import { getEvent, listEvents, resendEvent } from '../../../events/event-log.js'
 import { deleteEndpoint, listEndpoints, registerEndpoint, rotateEndpointSecret } from '../../../services/webhook-endpoints.js'
-import { safe, type SafeHtml } from '../../../templates.js'
+import type { SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
 import { dashPath, formatTime, type Dash, type DashboardKit } from '../kit.js'
 
@@ -61,15 +61,13 @@ function eventsQueryOf(req: Request): ListEventsQuery {
   )
 }
 
-/** The query string of a page of events, leaving out what is the default. */
-function eventsSearch(query: ListEventsQuery): string {
-  const params = new URLSearchParams()
-  if (query.type !== undefined) params.set('type', query.type)
-  if (query.limit !== undefined && query.limit !== EVENTS_PAGE_SIZE) params.set('limit', String(query.limit))
-  if (query.starting_after !== undefined) params.set('starting_after', query.starting_after)
-  const search = params.toString()
-  return search === '' ? '' : `?${search}`
-}
+/** A page of events (the list, or its live-refreshed rows), leaving out what is the default. */
+const eventsPath = (path: string, query: ListEventsQuery): string =>
+  dashPath(path, {
+    type: query.type,
+    limit: query.limit === undefined || query.limit === EVENTS_PAGE_SIZE ? undefined : String(query.limit),
+    starting_after: query.starting_after,
+  })
 
 /** Webhooks (endpoints, their secrets, recent deliveries) and Events (the log, each event's attempts, resend). */
 export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
@@ -174,9 +172,8 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
   /** The events table and its pager: the page shows it, and live refresh fetches it again. */
   const eventRows = (dash: Dash, query: ListEventsQuery): SafeHtml => {
     const { data, hasMore } = listEvents(ctx, dash.caller, query)
-    const pages: SafeHtml[] = []
-    const pageLink = (label: string, startingAfter: string | undefined): SafeHtml =>
-      kit.render('events-pager-link', { label, href: dashPath(`/events${eventsSearch({ ...query, starting_after: startingAfter })}`) })
+    const pages: { label: string; href: string }[] = []
+    const pageLink = (label: string, startingAfter: string | undefined) => ({ label, href: eventsPath('/events', { ...query, starting_after: startingAfter }) })
     if (query.starting_after !== undefined) pages.push(pageLink('Newest events', undefined))
     if (hasMore) pages.push(pageLink('Older events', data.at(-1)!.event_id))
     return kit.render('events-rows', {
@@ -191,23 +188,20 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
         ]),
         query.type === undefined ? `No events in ${dash.caller.mode} mode yet.` : `No ${query.type} events in ${dash.caller.mode} mode.`,
       ),
-      pager: pages.length === 0 ? safe('') : kit.render('events-pager', { links: kit.join(pages) }),
+      pager: kit.pager('events', pages),
     })
   }
 
   kit.page(router, '/events', (req, dash) => {
     const query = eventsQueryOf(req)
-    const options = [
-      kit.render('events-type-option', { value: '', label: 'All types', selected: safe(query.type === undefined ? ' selected' : '') }),
-      ...EVENT_TYPES.map((type) => kit.render('events-type-option', { value: type, label: type, selected: safe(query.type === type ? ' selected' : '') })),
-    ]
+    const options = kit.options([{ value: '', label: 'All types' }, ...EVENT_TYPES.map((type) => ({ value: type, label: type }))], query.type ?? '')
     return {
       title: 'Events',
       section: 'events',
       content: kit.render('events-page', {
         mode: dash.caller.mode,
-        filter: kit.render('events-filter', { action: dashPath('/events'), options: kit.join(options) }),
-        rowsUrl: dashPath(`/events/rows${eventsSearch(query)}`),
+        filter: kit.render('events-filter', { action: dashPath('/events'), options }),
+        rowsUrl: eventsPath('/events/rows', query),
         rows: eventRows(dash, query),
       }),
     }
