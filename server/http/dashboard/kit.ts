@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto'
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express'
+import express, { type Request, type Response, type Router } from 'express'
 import { ApiError } from '../../../src/errors.js'
 import type { Mode } from '../../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../../context.js'
 import { StoreWriteError } from '../../store/types.js'
 import { escapeHtml, safe, type SafeHtml, type TemplateValue } from '../../templates.js'
+import { htmlPageHeaders } from '../pages/headers.js'
 import type { DashboardSession, DashboardSessions, Flash } from './sessions.js'
 
 /** Where the dashboard is mounted; every link and form action starts with it. */
@@ -98,16 +99,12 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-export const dashboardHeaders: RequestHandler = (_req, res, next) => {
-  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY)
-  res.setHeader('X-Frame-Options', 'DENY')
+export const dashboardHeaders = htmlPageHeaders({
+  contentSecurityPolicy: CONTENT_SECURITY_POLICY,
   // Not no-referrer: with it Chromium sends `Origin: null` on form posts, and the origin check needs the real one.
   // Dashboard URLs hold no secret (the login link redirects away at once), and other sites get no Referer.
-  res.setHeader('Referrer-Policy', 'same-origin')
-  res.setHeader('Cache-Control', 'no-store')
-  res.setHeader('X-Content-Type-Options', 'nosniff')
-  next()
-}
+  referrerPolicy: 'same-origin',
+})
 
 export function readCookie(req: Request, name: string): string | undefined {
   for (const part of (req.get('cookie') ?? '').split(';')) {

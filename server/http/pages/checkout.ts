@@ -15,6 +15,7 @@ import { formatFjd } from '../../domain/money.js'
 import { paySession, sessionForCustomer } from '../../services/checkout-sessions.js'
 import { StoreWriteError } from '../../store/types.js'
 import { safe, type SafeHtml } from '../../templates.js'
+import { htmlPageHeaders } from './headers.js'
 
 /**
  * The hosted checkout (contract §6): `GET /pay/{id}` is the page the
@@ -81,14 +82,7 @@ function contentSecurityPolicy(formTargets: readonly string[]): string {
 }
 
 /** The hosted pages' headers; a page whose forms lead off-site widens form-action when it is sent. */
-export const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.setHeader('Content-Security-Policy', contentSecurityPolicy([]))
-  res.setHeader('X-Frame-Options', 'DENY')
-  res.setHeader('Referrer-Policy', 'no-referrer')
-  res.setHeader('Cache-Control', 'no-store')
-  res.setHeader('X-Content-Type-Options', 'nosniff')
-  next()
-}
+export const securityHeaders = htmlPageHeaders({ contentSecurityPolicy: contentSecurityPolicy([]), referrerPolicy: 'no-referrer' })
 
 function send(res: Response, page: Page): void {
   res.setHeader('Content-Security-Policy', contentSecurityPolicy(page.formTargets))
