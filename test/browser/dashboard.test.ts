@@ -37,6 +37,8 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
 
   const shoot = (name: string) => page.screenshot({ path: screenshotPath(`dashboard-${name}`), fullPage: true })
   const flash = () => page.locator('.flash').first()
+  /** Waits for the message a form's answer shows: a message of the page before it cannot match. */
+  const flashSaying = (text: string | RegExp) => page.locator('.flash', { hasText: text }).waitFor()
   const button = (name: string) => page.getByRole('button', { name, exact: true })
   const nav = (name: string) => page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true }).click()
 
@@ -91,7 +93,7 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
 
     await nav('Overview')
     await button('+1d').click()
-    await expect(flash().textContent()).resolves.toMatch(/Clock advanced by 1d/)
+    await flashSaying(/Clock advanced by 1d/)
     await expect(flash().textContent()).resolves.toContain('expired')
     await shoot('overview-after-advance')
 
@@ -117,10 +119,12 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     const firstItem = page.getByRole('group', { name: 'Item 1', exact: true })
     await firstItem.getByLabel('Quantity').fill('2')
     await button('Save draft').click()
-    await expect(flash().textContent()).resolves.toMatch(/saved|Saved/)
+    await flashSaying(/saved|Saved/)
     expect((await api.get(`/v1/invoices/${draft.body.id}`)).body.total).toBe(9100)
 
     await button('Send invoice').click()
+    // The form's answer has arrived once its message shows; only then is the API asked.
+    await flashSaying(/Sent as INV-\d+/)
     const sent = (await api.get(`/v1/invoices/${draft.body.id}`)).body
     expect(sent.status).toBe('sent')
     expect(sent.number).toMatch(/^INV-\d+$/)
@@ -129,7 +133,7 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await shoot('invoice-detail')
 
     await button('E-mail to customer').click()
-    await expect(flash().textContent()).resolves.toContain('E-mailed to accounts@surfclub.example')
+    await flashSaying('E-mailed to accounts@surfclub.example')
   })
 
   it('switches to the manual schedule and requests a payout', async () => {
@@ -139,13 +143,13 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await nav('Settings')
     await page.getByLabel('Payout schedule').selectOption('manual')
     await button('Save settings').click()
-    await expect(flash().textContent()).resolves.toMatch(/saved|Saved/)
+    await flashSaying(/saved|Saved/)
     await shoot('settings')
     expect((await api.get('/_sim/settings')).body.payoutSchedule).toBe('manual')
 
     await nav('Payouts')
     await button('Request payout now').click()
-    await expect(flash().getAttribute('class')).resolves.toContain('flash-ok')
+    await page.locator('.flash-ok', { hasText: /Payout po_\w+ of FJ\$120\.00 requested/ }).waitFor()
     const payouts = (await api.get('/v1/payouts')).body.data as { id: string; amount: number }[]
     expect(payouts.map((payout) => payout.amount)).toEqual([12000])
     await expect(page.getByRole('row', { name: new RegExp(payouts[0]!.id) }).isVisible()).resolves.toBe(true)
@@ -174,6 +178,8 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await page.getByRole('link', { name: succeeded.event_id }).click()
     await expect(page.getByRole('heading', { name: 'checkout_session.succeeded', level: 1 }).isVisible()).resolves.toBe(true)
     await button('Resend').click()
+    // Wait for the form's redirect to land before reloading, or the reload races the navigation.
+    await flashSaying(`Sent ${succeeded.event_id} again, same event id`)
     const again = await receiver.waitFor(5)
     expect(JSON.parse(again[4]!.body).event_id).toBe(succeeded.event_id)
     expect(again[4]!.headers['x-service-event-id']).toBe(succeeded.event_id)
