@@ -1,24 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { KeyType, Mode } from '../../src/schemas/index.js'
 import type { ApiKey } from '../../src/schemas/api-keys.js'
+import type { ApiKeyRecord } from './records.js'
+
+export type { ApiKeyRecord } from './records.js'
 
 export const ROTATION_OVERLAP_MS = 72 * 60 * 60 * 1000
-
-export interface ApiKeyRecord {
-  id: string
-  merchantId: string
-  type: KeyType
-  mode: Mode
-  /** SHA-256 of the plaintext: keys are long random strings, so a fast hash is enough and the plaintext is never stored. */
-  hash: string
-  last4: string
-  createdAt: number
-  /** End of the rotation overlap on the merchant's clock; null while the key does not expire. */
-  expiresAt: number | null
-  revokedAt: number | null
-  /** The key that replaced this one on rotation. */
-  rotatedTo: string | null
-}
 
 export const keyPrefix = (type: KeyType, mode: Mode): string => `${type === 'secret' ? 'sk' : 'pk'}_${mode}_`
 

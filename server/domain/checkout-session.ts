@@ -1,44 +1,18 @@
 import { invalidState } from '../../src/errors.js'
 import type {
   CheckoutSession,
-  CheckoutSessionQuote,
-  Mode,
   PaymentIntent,
   Provider,
   SessionStatus,
 } from '../../src/schemas/index.js'
+import type { CheckoutSessionRecord, PaymentIntentRecord } from './records.js'
+
+export type { CheckoutSessionRecord, PaymentIntentRecord } from './records.js'
 
 export const MIN_EXPIRY_MS = 30 * 60 * 1000
 export const MAX_EXPIRY_MS = 24 * 60 * 60 * 1000
 /** customerEmail is kept this long after the session ends (spec, Limits). */
 export const EMAIL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
-
-export interface CheckoutSessionRecord {
-  id: string
-  merchantId: string
-  mode: Mode
-  status: SessionStatus
-  amount: number
-  currency: 'FJD'
-  metadata: Record<string, string>
-  successUrl: string | null
-  cancelUrl: string | null
-  createdAt: number
-  expiresAt: number
-  /** Set when the session leaves `pending`. */
-  endedAt: number | null
-  quote: CheckoutSessionQuote | null
-  invoiceNumber: string | null
-  /** The store id of the Invoice this session pays, if any. */
-  invoiceId: string | null
-  /** Live mode only, for the receipt; never returned, purged 30 days after the session ends. */
-  customerEmail: string | null
-  paymentIntentIds: string[]
-}
-
-export interface PaymentIntentRecord extends PaymentIntent {
-  merchantId: string
-}
 
 /** Only `pending` ever changes (spec, States). */
 const TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]> = {

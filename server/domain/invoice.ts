@@ -1,33 +1,9 @@
 import { invalidRequest, invalidState } from '../../src/errors.js'
-import { MAX_AMOUNT, type Invoice, type InvoiceItem, type InvoiceStatus, type Mode } from '../../src/schemas/index.js'
+import { MAX_AMOUNT, type Invoice, type InvoiceItem, type InvoiceStatus } from '../../src/schemas/index.js'
 import { formatFjd } from './money.js'
+import type { InvoiceRecord } from './records.js'
 
-export interface InvoiceRecord {
-  /** The store id: `invoiceId` as a string. */
-  id: string
-  /** The API's integer id. */
-  invoiceId: number
-  merchantId: string
-  mode: Mode
-  status: InvoiceStatus
-  /** `INV-…`, assigned on send. */
-  number: string | null
-  customerName: string
-  customerEmail: string | null
-  items: InvoiceItem[]
-  taxLabel: string | null
-  taxPercent: number
-  vatNumber: string | null
-  dueDate: string
-  /** The secret part of the hosted page's address. */
-  pageToken: string
-  createdAt: number
-  sentAt: number | null
-  paidAt: number | null
-  voidedAt: number | null
-  /** Checkout Sessions opened to pay it, oldest first. */
-  checkoutSessionIds: string[]
-}
+export type { InvoiceRecord } from './records.js'
 
 export const subtotalOf = (items: readonly InvoiceItem[]): number => items.reduce((sum, item) => sum + item.quantity * item.unitPrice, 0)
 

@@ -1,4 +1,7 @@
 import type { Mode, Payout, PayoutSchedule, Tier } from '../../src/schemas/index.js'
+import type { PayoutRecord } from './records.js'
+
+export type { PayoutRecord } from './records.js'
 
 const DAY = 24 * 60 * 60 * 1000
 const WEEK = 7 * DAY
@@ -13,10 +16,6 @@ export const FORTNIGHT_ANCHOR = Date.UTC(2024, 0, 1)
 /** The daily disbursement run sends live Payouts at 06:00 UTC; the money arrives an hour later. */
 export const DISBURSEMENT_HOUR_UTC = 6
 export const TRANSFER_MS = 60 * 60 * 1000
-
-export interface PayoutRecord extends Payout {
-  merchantId: string
-}
 
 const startOfUtcDay = (t: number): number => Math.floor(t / DAY) * DAY
 

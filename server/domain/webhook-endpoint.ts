@@ -1,4 +1,7 @@
-import type { Delivery, DeliveryAttempt, Mode, WebhookEndpoint } from '../../src/schemas/index.js'
+import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '../../src/schemas/index.js'
+import type { DeliveryRecord, WebhookEndpointRecord } from './records.js'
+
+export type { DeliveryRecord, SigningSecret, WebhookEndpointRecord } from './records.js'
 
 /** The previous signing secret keeps verifying this long after a rotation (spec). */
 export const SECRET_OVERLAP_MS = 72 * 60 * 60 * 1000
@@ -11,31 +14,6 @@ const HOUR = 60 * MINUTE
  * is marked failed (the spec leaves the schedule open).
  */
 export const RETRY_DELAYS_MS = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR, 24 * HOUR] as const
-
-export interface SigningSecret {
-  secret: string
-  createdAt: number
-  /** Null for the current secret; the end of the overlap for a rotated one. */
-  expiresAt: number | null
-}
-
-export interface WebhookEndpointRecord {
-  id: string
-  merchantId: string
-  mode: Mode
-  url: string
-  status: WebhookEndpoint['status']
-  createdAt: number
-  /** Newest first. Kept usable because signing needs the secret itself. */
-  secrets: SigningSecret[]
-}
-
-export interface DeliveryRecord extends Delivery {
-  merchantId: string
-  mode: Mode
-  /** A fault plan made the first attempt fail without reaching the receiver. */
-  failFirstAttempt: boolean
-}
 
 /** The secrets to sign with at `now`: the current one, and a rotated one during its overlap. */
 export const activeSecrets = (endpoint: WebhookEndpointRecord, now: number): string[] =>

@@ -1,13 +1,7 @@
-import type { Event, EventType, Mode } from '../../src/schemas/index.js'
+import type { Event } from '../../src/schemas/index.js'
+import type { EventRecord } from '../domain/records.js'
 
-export interface EventRecord {
-  id: string
-  merchantId: string
-  mode: Mode
-  type: EventType
-  createdAt: number
-  object: Record<string, unknown>
-}
+export type { EventRecord } from '../domain/records.js'
 
 /** The webhook payload (contract §8). */
 export const eventPayload = (event: EventRecord): Event => ({

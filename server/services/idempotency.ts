@@ -1,30 +1,11 @@
 import { createHash } from 'node:crypto'
 import { ApiError } from '../../src/errors.js'
-import type { Mode } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
+
+export type { IdempotencyRecord } from '../domain/records.js'
 
 /** Replayed responses are kept about 24 hours (spec), on the merchant's clock. */
 export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000
-
-export interface IdempotencyRecord {
-  id: string
-  merchantId: string
-  mode: Mode
-  route: string
-  createdAt: number
-  expiresAt: number
-  /** What the route compares a repeated request on (e.g. amount, currency, quote). */
-  request: unknown
-  status: number
-  /**
-   * The response body as JSON text. A string rather than the object tree: it
-   * is only read on a replay, and as one JSON string it costs start-up a
-   * fraction of the parsing and the heap of a copy of the object.
-   */
-  response?: string
-  /** The response body, in records written before `response` existed. */
-  body?: unknown
-}
 
 export interface IdempotentResult<B> {
   status: number

@@ -2,10 +2,9 @@ import type { Email, Mode } from '../../src/schemas/index.js'
 import type { ServiceContext } from '../context.js'
 import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
+import type { EmailRecord } from '../domain/records.js'
 
-export interface EmailRecord extends Email {
-  merchantId: string
-}
+export type { EmailRecord } from '../domain/records.js'
 
 /**
  * The simulator never sends mail: every e-mail the service would send lands

@@ -1,13 +1,18 @@
-import type { JobRecord } from '../clock/job.js'
-import type { ApiKeyRecord } from '../domain/api-key.js'
-import type { CheckoutSessionRecord, PaymentIntentRecord } from '../domain/checkout-session.js'
-import type { InvoiceRecord } from '../domain/invoice.js'
-import type { MerchantRecord } from '../domain/merchant.js'
-import type { PayoutRecord } from '../domain/payout.js'
-import type { DeliveryRecord, WebhookEndpointRecord } from '../domain/webhook-endpoint.js'
-import type { EventRecord } from '../events/payload.js'
-import type { IdempotencyRecord } from '../services/idempotency.js'
-import type { EmailRecord } from '../services/outbox.js'
+import type {
+  ApiKeyRecord,
+  CheckoutSessionRecord,
+  CounterRecord,
+  DeliveryRecord,
+  EmailRecord,
+  EventRecord,
+  IdempotencyRecord,
+  InvoiceRecord,
+  JobRecord,
+  MerchantRecord,
+  PaymentIntentRecord,
+  PayoutRecord,
+  WebhookEndpointRecord,
+} from '../domain/records.js'
 import type { IndexSpec } from './types.js'
 
 /** Every collection the simulator keeps, and the type of its documents. */
@@ -27,11 +32,7 @@ export type Collections = {
   counters: CounterRecord
 }
 
-/** A sequence that never goes back, such as the integer Invoice ids. */
-export interface CounterRecord {
-  id: string
-  last: number
-}
+export type { CounterRecord } from '../domain/records.js'
 
 export const COLLECTION_NAMES = [
   'merchants',

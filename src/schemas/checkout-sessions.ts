@@ -20,7 +20,7 @@ export const METADATA_MAX_PAIRS = 20
 export const METADATA_MAX_KEY = 40
 export const METADATA_MAX_VALUE = 500
 
-const metadataSchema = z
+export const metadataSchema = z
   .record(z.string().min(1).max(METADATA_MAX_KEY), z.string().max(METADATA_MAX_VALUE))
   .refine((value) => Object.keys(value).length <= METADATA_MAX_PAIRS, { message: `at most ${METADATA_MAX_PAIRS} pairs` })
 

@@ -25,7 +25,7 @@ export const taxPercentSchema = z
   .max(100)
   .refine((value) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-9, 'at most 2 decimal places')
 
-const invoiceFields = {
+export const invoiceFields = {
   customerName: z.string().trim().min(1).max(100),
   dueDate: isoDateSchema,
   items: z.array(invoiceItemSchema).min(1).max(MAX_ITEMS),
