@@ -1,56 +1,8 @@
-import type { Mode, PayoutDestination, PayoutSchedule, Rates, Tier, VerificationStatus, WebhookFaults } from '../../src/schemas/index.js'
+import type { Mode, Tier } from '../../src/schemas/index.js'
+import { ApiError } from '../../src/errors.js'
+import type { MerchantRecord } from './records.js'
 
-export interface MerchantSettingsRecord {
-  displayName: string
-  invoicePrefix: string
-  /** Invoice numbers are counted per mode. */
-  invoiceNextNumber: Record<Mode, number>
-  /** The highest number already used, so the counter can never be set back onto it. */
-  invoiceLastNumber: Record<Mode, number>
-  receiptsEnabled: boolean
-  payoutSchedule: PayoutSchedule
-  payoutDestination: PayoutDestination | null
-  liveProviders: boolean
-}
-
-export interface VerificationDocumentRecord {
-  contentType: string
-  bytes: number
-  sha256: string
-}
-
-export interface VerificationRecord {
-  status: VerificationStatus
-  /** Only the last three digits are kept. */
-  tinLast3: string | null
-  documents: Record<string, VerificationDocumentRecord>
-  submittedAt: number | null
-  reviewedAt: number | null
-  rejectionReason: string | null
-}
-
-export interface MerchantRecord {
-  id: string
-  email: string
-  name: string
-  tier: Tier
-  createdAt: number
-  /** The merchant's clock is real time plus this offset (contract §5). */
-  clockOffsetMs: number
-  liveUnlocked: boolean
-  /** Earned balance not yet swept into a Payout, per mode, FJD cents. */
-  balances: Record<Mode, number>
-  settings: MerchantSettingsRecord
-  verification: VerificationRecord
-  /** The quote rate table (`/_sim/rates`), per merchant so parallel test suites never share it. */
-  quoteRates: Rates
-  /** Delivery faults per mode (`/_sim/webhook-faults`); null when deliveries are faithful. */
-  webhookFaults: Record<Mode, WebhookFaults | null>
-  /** The pending settlement run on the merchant's clock; null on the manual schedule. */
-  settlementJobId: string | null
-  /** The fault control: the next live Payout fails with this reason (`/_sim/payouts/fail-next`). */
-  nextPayoutFailure: string | null
-}
+export type { MerchantRecord, MerchantSettingsRecord, VerificationDocumentRecord, VerificationRecord } from './records.js'
 
 /** Default quote rates, FJD per unit: round figures near the market in 2026, not live data. */
 export const DEFAULT_RATES = { USD: '2.2500', AUD: '1.4800' } as const
@@ -92,5 +44,16 @@ export function newMerchant(input: { id: string; email: string; name: string; ti
       reviewedAt: null,
       rejectionReason: null,
     },
+  }
+}
+
+/**
+ * Once a merchant has live keys, what moves live money needs one of them, so
+ * that a leaked test key cannot redirect a payout (docs/security.md). Before
+ * that there is no live money, and the test key is the merchant's only key.
+ */
+export function requireLiveKey(merchant: MerchantRecord, mode: Mode, what: string, param?: string): void {
+  if (mode === 'test' && merchant.liveUnlocked) {
+    throw new ApiError(403, 'live_key_required', `${what} needs a live secret key (sk_live_…) once the merchant has live keys.`, param)
   }
 }

@@ -17,6 +17,10 @@ const CATALOG = {
   publishable_key_forbidden: { status: 403, when: 'a publishable key on a route that needs a secret key (`type: "permission_error"`)' },
   live_key_requires_live_key: { status: 403, when: 'a test key asking for a live key' },
   test_key_requires_test_key: { status: 403, when: 'a live key asking for a test key' },
+  live_key_required: {
+    status: 403,
+    when: 'a test key changing what moves live money (payout destination and schedule, live providers, live payout faults, verification) once the merchant has live keys',
+  },
   business_only: { status: 403, when: 'an individual account using what only business accounts have' },
   not_found: { status: 404, when: 'no such object for this merchant and mode' },
   method_not_allowed: { status: 405, when: 'a method the path does not take', headers: ['Allow'] },
@@ -28,7 +32,6 @@ const CATALOG = {
   quote_unavailable_in_live_mode: { status: 409, when: 'a quote with a live key' },
   payout_schedule_not_manual: { status: 409, when: 'a payout request while the schedule is not manual' },
   no_balance: { status: 409, when: 'nothing to pay out' },
-  id_conflict: { status: 409, when: 'an imported object has the id of another merchant\'s object' },
   payload_too_large: { status: 413, when: 'a body over 1 MiB' },
   rate_limited: { status: 429, when: 'too many Checkout Sessions created with this key this minute', headers: ['Retry-After'] },
   internal_error: { status: 500, when: 'a bug in the simulator (the stack trace goes to its log, never into the body)' },

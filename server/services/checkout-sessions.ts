@@ -32,10 +32,9 @@ import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { safe } from '../templates.js'
 import { runIdempotent, type IdempotentResult } from './idempotency.js'
+import { EXPIRE_JOB, PURGE_EMAIL_JOB, registerTargetedJob, scheduleTargetedJob } from './jobs.js'
 import { sendEmail } from './outbox.js'
 
-export const EXPIRE_JOB = 'checkout_session.expire'
-export const PURGE_EMAIL_JOB = 'checkout_session.purge_email'
 export const CREATE_ROUTE = 'POST /v1/checkout-sessions'
 
 const present = (ctx: ServiceContext, session: CheckoutSessionRecord): CheckoutSession => presentSession(session, ctx.urls.base)
@@ -101,8 +100,20 @@ export function openSession(
     ...fields,
   }
   ctx.store.put('checkoutSessions', session)
-  ctx.clock.schedule(merchant.id, EXPIRE_JOB, session.expiresAt, { sessionId: session.id })
+  scheduleSessionJobs(ctx, session)
   return session
+}
+
+/**
+ * What a session waits for on its merchant's clock: expiry while pending,
+ * and the purge of the customer's e-mail 30 days after it ended. The jobs
+ * follow from the session alone, so an imported session gets them too.
+ */
+export function scheduleSessionJobs(ctx: ServiceContext, session: CheckoutSessionRecord): void {
+  if (session.status === 'pending') scheduleTargetedJob(ctx, EXPIRE_JOB, session, session.expiresAt)
+  else if (session.customerEmail !== null && session.endedAt !== null) {
+    scheduleTargetedJob(ctx, PURGE_EMAIL_JOB, session, session.endedAt + EMAIL_RETENTION_MS)
+  }
 }
 
 export function createSession(
@@ -214,9 +225,7 @@ export function endSession(
   const ended = transition(session, to, now)
   ctx.store.put('checkoutSessions', ended)
   recordEvent(ctx, ended.merchantId, ended.mode, `checkout_session.${to}`, present(ctx, ended))
-  if (ended.customerEmail !== null) {
-    ctx.clock.schedule(ended.merchantId, PURGE_EMAIL_JOB, now + EMAIL_RETENTION_MS, { sessionId: ended.id })
-  }
+  scheduleSessionJobs(ctx, ended)
   return ended
 }
 
@@ -328,16 +337,14 @@ export function paySession(ctx: ServiceContext, sessionId: string, request: PayS
 }
 
 export function registerCheckoutJobs(ctx: ServiceContext): void {
-  ctx.clock.register(EXPIRE_JOB, (job) => {
-    const session = ctx.store.get('checkoutSessions', String(job.payload.sessionId))
+  registerTargetedJob<'checkoutSessions'>(ctx, EXPIRE_JOB, (session) => {
     // A customer who started paying before expiry may still finish.
-    if (!session || session.status !== 'pending' || paymentStarted(session)) return
+    if (session.status !== 'pending' || paymentStarted(session)) return
     endSession(ctx, session, 'cancelled')
     return `Checkout Session ${session.id} expired and was cancelled`
   })
-  ctx.clock.register(PURGE_EMAIL_JOB, (job) => {
-    const session = ctx.store.get('checkoutSessions', String(job.payload.sessionId))
-    if (!session || session.customerEmail === null) return
+  registerTargetedJob<'checkoutSessions'>(ctx, PURGE_EMAIL_JOB, (session) => {
+    if (session.customerEmail === null) return
     ctx.store.put('checkoutSessions', { ...session, customerEmail: null })
     return `customer e-mail of Checkout Session ${session.id} purged (30 days after it ended)`
   })

@@ -1,7 +1,7 @@
 import { ApiError, invalidRequest, notFound } from '../../src/errors.js'
 import type { ListPayoutsQuery, Mode, Payout, PayoutList } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
-import type { MerchantRecord } from '../domain/merchant.js'
+import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
 import { formatFjd } from '../domain/money.js'
 import {
   TRANSFER_MS,
@@ -15,10 +15,9 @@ import {
 import { recordEvent } from '../events/event-log.js'
 import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
+import { DISBURSEMENT_JOB, TRANSFER_JOB, registerTargetedJob, scheduleTargetedJob } from './jobs.js'
 
 export const SETTLEMENT_JOB = 'settlement.run'
-export const DISBURSEMENT_JOB = 'disbursement.run'
-export const TRANSFER_JOB = 'disbursement.complete'
 
 /** Plans the merchant's next settlement run from its schedule, replacing any planned one. */
 export function scheduleSettlement(ctx: ServiceContext, merchantId: string): void {
@@ -55,8 +54,19 @@ function sweep(ctx: ServiceContext, merchant: MerchantRecord, mode: Mode): Payou
   const latest = ctx.store.get('merchants', merchant.id)!
   ctx.store.put('merchants', { ...latest, balances: { ...latest.balances, [mode]: 0 } })
   if (mode === 'test') recordEvent(ctx, merchant.id, mode, 'disbursement.sent', presentPayout(payout))
-  else ctx.clock.schedule(merchant.id, DISBURSEMENT_JOB, nextDisbursementAt(now), { payoutId: payout.id })
+  else schedulePayoutJobs(ctx, payout)
   return payout
+}
+
+/**
+ * A live Payout's next step on its merchant's clock, which follows from the
+ * Payout alone: the daily disbursement run sends it, and the money arrives
+ * an hour after it was sent.
+ */
+export function schedulePayoutJobs(ctx: ServiceContext, payout: PayoutRecord): void {
+  if (payout.status !== 'pending') return
+  if (payout.sentAt === null) scheduleTargetedJob(ctx, DISBURSEMENT_JOB, payout, nextDisbursementAt(payout.createdAt))
+  else scheduleTargetedJob(ctx, TRANSFER_JOB, payout, payout.sentAt + TRANSFER_MS)
 }
 
 const describePayout = (payout: PayoutRecord): string => `${payout.mode} Payout ${payout.id} of ${formatFjd(payout.amount)}`
@@ -72,8 +82,10 @@ export function requestPayout(ctx: ServiceContext, caller: Caller): Payout {
   return presentPayout(payout)
 }
 
+/** A fault of live money: the next live transfer fails with `reason`. */
 export function failNextPayout(ctx: ServiceContext, caller: Caller, reason: string): { nextPayoutFailure: string } {
   const merchant = ctx.store.get('merchants', caller.merchant.id)!
+  requireLiveKey(merchant, caller.mode, 'A live payout fault')
   ctx.store.put('merchants', { ...merchant, nextPayoutFailure: reason })
   return { nextPayoutFailure: reason }
 }
@@ -107,19 +119,17 @@ export function registerPayoutJobs(ctx: ServiceContext): void {
     const what = made.length === 0 ? 'nothing to pay out' : made.map(describePayout).join('; ')
     return `settlement run (${merchant.settings.payoutSchedule}): ${what}`
   })
-  ctx.clock.register(DISBURSEMENT_JOB, (job) => {
-    const payout = ctx.store.get('payouts', String(job.payload.payoutId))
-    if (!payout || payout.status !== 'pending') return
+  registerTargetedJob<'payouts'>(ctx, DISBURSEMENT_JOB, (payout) => {
+    if (payout.status !== 'pending' || payout.sentAt !== null) return
     const sent: PayoutRecord = { ...payout, sentAt: ctx.clock.now(payout.merchantId) }
     ctx.store.put('payouts', sent)
     recordEvent(ctx, payout.merchantId, payout.mode, 'disbursement.sent', presentPayout(sent))
-    ctx.clock.schedule(payout.merchantId, TRANSFER_JOB, sent.sentAt! + TRANSFER_MS, { payoutId: payout.id })
+    schedulePayoutJobs(ctx, sent)
     return `disbursement run sent ${describePayout(sent)}`
   })
-  ctx.clock.register(TRANSFER_JOB, (job) => {
-    const payout = ctx.store.get('payouts', String(job.payload.payoutId))
-    const merchant = payout && ctx.store.get('merchants', payout.merchantId)
-    if (!payout || !merchant || payout.status !== 'pending') return
+  registerTargetedJob<'payouts'>(ctx, TRANSFER_JOB, (payout) => {
+    const merchant = ctx.store.get('merchants', payout.merchantId)
+    if (!merchant || payout.status !== 'pending') return
     const now = ctx.clock.now(merchant.id)
     const reason =
       merchant.nextPayoutFailure ?? (merchant.settings.payoutDestination === null ? 'No payout destination is set in Settings.' : null)

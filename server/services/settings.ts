@@ -1,7 +1,8 @@
+import { isDeepStrictEqual } from 'node:util'
 import { ApiError, invalidRequest } from '../../src/errors.js'
 import type { Settings, UpdateSettingsRequest } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
-import type { MerchantRecord } from '../domain/merchant.js'
+import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
 import { scheduleSettlement } from './payouts.js'
 
 export function presentSettings(merchant: MerchantRecord, mode: Caller['mode']): Settings {
@@ -18,10 +19,19 @@ export function presentSettings(merchant: MerchantRecord, mode: Caller['mode']):
   }
 }
 
+/** Settings that decide where live money goes, or whether it moves at all. */
+export const LIVE_MONEY_SETTINGS = ['payoutSchedule', 'payoutDestination', 'liveProviders'] as const
+
 /** The dashboard's Settings page. The invoice counter changed is the calling key's mode's. */
 export function updateSettings(ctx: ServiceContext, caller: Caller, patch: UpdateSettingsRequest): Settings {
   const merchant = ctx.store.get('merchants', caller.merchant.id) ?? caller.merchant
   const { mode } = caller
+  // A form that sends every field back unchanged (the dashboard's) is not a change of live money.
+  for (const field of LIVE_MONEY_SETTINGS) {
+    if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], merchant.settings[field])) {
+      requireLiveKey(merchant, caller.mode, `Changing ${field}`, field)
+    }
+  }
   if (patch.liveProviders === true && !merchant.liveUnlocked) {
     throw new ApiError(
       409,

@@ -1,6 +1,6 @@
 import type { ApproveVerificationResponse, SubmitVerificationRequest, Verification } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
-import type { MerchantRecord } from '../domain/merchant.js'
+import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
 import { presentVerification, reviewVerification, submitVerification } from '../domain/verification.js'
 import { issueKey } from './api-keys.js'
 import { getMerchant } from './merchants.js'
@@ -16,6 +16,7 @@ export function getVerification(ctx: ServiceContext, caller: Caller): Verificati
 export function submit(ctx: ServiceContext, caller: Caller, request: SubmitVerificationRequest): Verification {
   const merchant = getMerchant(ctx, caller.merchant.id)
   const verification = submitVerification(merchant.verification, merchant.tier, request, ctx.clock.now(merchant.id))
+  requireLiveKey(merchant, caller.mode, 'Verification')
   save(ctx, { ...merchant, verification })
   return presentVerification(verification)
 }
@@ -26,7 +27,9 @@ export function submit(ctx: ServiceContext, caller: Caller, request: SubmitVerif
  */
 export function approve(ctx: ServiceContext, caller: Caller): ApproveVerificationResponse {
   const merchant = getMerchant(ctx, caller.merchant.id)
+  // An approved verification is refused as invalid_state before the key is looked at: nothing is minted twice.
   const verification = reviewVerification(merchant.verification, { approve: true }, ctx.clock.now(merchant.id))
+  requireLiveKey(merchant, caller.mode, 'Verification')
   save(ctx, { ...merchant, verification, liveUnlocked: true, settings: { ...merchant.settings, liveProviders: true } })
   const secret = issueKey(ctx, merchant.id, 'secret', 'live')
   const publishable = issueKey(ctx, merchant.id, 'publishable', 'live')
@@ -36,6 +39,7 @@ export function approve(ctx: ServiceContext, caller: Caller): ApproveVerificatio
 export function reject(ctx: ServiceContext, caller: Caller, reason: string): Verification {
   const merchant = getMerchant(ctx, caller.merchant.id)
   const verification = reviewVerification(merchant.verification, { approve: false, reason }, ctx.clock.now(merchant.id))
+  requireLiveKey(merchant, caller.mode, 'Verification')
   save(ctx, { ...merchant, verification })
   return presentVerification(verification)
 }

@@ -264,6 +264,11 @@ describe('Verification', () => {
     expect(later.html).not.toContain(publishable)
     expect(later.html).toContain('Live mode is unlocked')
     expect(later.html).toMatch(/name="liveProviders" value="true" type="checkbox" checked/)
+    // Live providers move live money: in test mode the form is refused, in live mode (this session approved) it works.
+    const refused = await agent.follow(await agent.submit('/dashboard/settings', '/dashboard/settings', settingsForm({ checkboxes: 'receiptsEnabled liveProviders' })))
+    expect(refused.html).toContain('needs a live secret key')
+    expect((await api.get('/_sim/settings')).body.liveProviders).toBe(true)
+    await agent.submit('/dashboard/settings', '/dashboard/mode', { mode: 'live' })
     await agent.submit('/dashboard/settings', '/dashboard/settings', settingsForm({ checkboxes: 'receiptsEnabled liveProviders' }))
     expect((await api.get('/_sim/settings')).body.liveProviders).toBe(false)
     await agent.submit('/dashboard/settings', '/dashboard/settings', settingsForm({ checkboxes: 'receiptsEnabled liveProviders', liveProviders: 'true' }))

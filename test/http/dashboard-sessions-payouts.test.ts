@@ -329,12 +329,12 @@ describe('Payouts', () => {
   })
 
   it('shows live data in live mode: a requested live payout that failed, its amount back in the balance', async () => {
-    const { keys, agent: testAgent, api } = await merchant()
+    const { keys, agent: testAgent } = await merchant()
     const liveKey = (await unlockLive(base, keys.secret)).secret
     const liveApi = client(base, liveKey)
     // Live data needs a session signed in with a live key.
     const agent = await DashboardAgent.signIn(base, liveKey)
-    await api.patch('/_sim/settings', { payoutSchedule: 'manual' })
+    await liveApi.patch('/_sim/settings', { payoutSchedule: 'manual' })
     const session = (await liveApi.post('/v1/checkout-sessions', { amount: 700, currency: 'FJD' }, { headers: { 'idempotency-key': `dash-sp-${++counter}` } })).body
     expect((await liveApi.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })).status).toBe(200)
 

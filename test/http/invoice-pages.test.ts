@@ -173,7 +173,7 @@ describe('paying from the invoice page', () => {
     const page = await open(invoice.url)
     expect(page.html).not.toContain('TEST MODE')
     expect(page.html).toContain('Pay FJ$1,076.40</button>')
-    await client(base, keys.secret).patch('/_sim/settings', { liveProviders: false })
+    await live.patch('/_sim/settings', { liveProviders: false })
     const refused = await pay(invoice.url)
     expect(refused.status).toBe(409)
     expect(refused.html).toContain('Payments are unavailable')

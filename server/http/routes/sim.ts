@@ -123,7 +123,7 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
       auth: 'secret',
       body: updateSettingsRequestSchema,
       response: { body: settingsSchema },
-      errors: ['verification_required'],
+      errors: ['verification_required', 'live_key_required'],
     },
     auth,
     handle(ctx, (req, res) => ({ body: updateSettings(ctx, callerOf(res), parseWith(updateSettingsRequestSchema, req.body)) })),
@@ -143,7 +143,7 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
       auth: 'secret',
       body: submitVerificationRequestSchema,
       response: { body: verificationResponseSchema },
-      errors: ['invalid_state'],
+      errors: ['invalid_state', 'live_key_required'],
     },
     auth,
     handle(ctx, (req, res) => ({
@@ -159,7 +159,7 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
       auth: 'secret',
       body: emptyBodySchema,
       response: { body: approveVerificationResponseSchema },
-      errors: ['invalid_state'],
+      errors: ['invalid_state', 'live_key_required'],
     },
     auth,
     handle(ctx, (req, res) => {
@@ -176,7 +176,7 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
       auth: 'secret',
       body: rejectVerificationRequestSchema,
       response: { body: verificationResponseSchema },
-      errors: ['invalid_state'],
+      errors: ['invalid_state', 'live_key_required'],
     },
     auth,
     handle(ctx, (req, res) => ({
@@ -373,6 +373,7 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
       auth: 'secret',
       body: failNextPayoutRequestSchema,
       response: { body: failNextPayoutResponseSchema },
+      errors: ['live_key_required'],
     },
     auth,
     handle(ctx, (req, res) => ({ body: failNextPayout(ctx, callerOf(res), parseWith(failNextPayoutRequestSchema, req.body).reason) })),
