@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { chmod, readFile, writeFile } from 'node:fs/promises'
+import { parseRecord, recordPath, type RecordCollection } from './domain/records.js'
 import { COLLECTION_NAMES, type Collections } from './store/collections.js'
 import type { Store } from './store/types.js'
 
@@ -23,6 +24,8 @@ export function exportState(store: Store<Collections>): StateFile {
 
 export async function writeStateFile(store: Store<Collections>, file: string): Promise<void> {
   await writeFile(file, `${JSON.stringify(exportState(store), null, 2)}\n`, { mode: 0o600 })
+  // It holds every merchant's signing secrets: private also when it replaced an older file.
+  await chmod(file, 0o600)
 }
 
 /** Reads and checks a state file; the message names the file and what is wrong. */
@@ -36,19 +39,49 @@ export async function readStateFile(file: string): Promise<StateFile> {
   return checkState(parsed, file)
 }
 
-/** The shape every state file has; `source` names it in the message. */
+/**
+ * A whole simulator's state file, checked as untrusted input: the envelope,
+ * every document against its collection's schema (the store's own), ids
+ * unique, API key hashes and hosted-page tokens unique, and every object
+ * owned by a merchant of the file. `source` names the file in the message.
+ */
 export function checkState(parsed: unknown, source: string): StateFile {
   const state = parsed as Partial<StateFile> | null
   if (state?.format !== 'bula-state' || state.version !== 1 || typeof state.collections !== 'object' || state.collections === null) {
     throw new Error(`${source} is not a bula state file of version 1 (expected {"format":"bula-state","version":1,"collections":{...}}).`)
   }
-  for (const [name, docs] of Object.entries(state.collections)) {
-    if (!(COLLECTION_NAMES as readonly string[]).includes(name)) throw new Error(`${source}: unknown collection "${name}".`)
-    if (!Array.isArray(docs) || docs.some((doc) => typeof (doc as { id?: unknown })?.id !== 'string')) {
-      throw new Error(`${source}: "${name}" must be a list of objects with a string id.`)
+  const collections: Partial<Record<RecordCollection, { id: string }[]>> = {}
+  try {
+    for (const [name, docs] of Object.entries(state.collections)) {
+      if (!(COLLECTION_NAMES as readonly string[]).includes(name)) throw new Error(`unknown collection "${name}".`)
+      if (!Array.isArray(docs)) throw new Error(`"${name}" must be a list of objects.`)
+      const ids = new Set<string>()
+      collections[name as RecordCollection] = docs.map((doc, index) => {
+        const checked = parseRecord(name as RecordCollection, doc, index)
+        if (ids.has(checked.id)) throw new Error(`${recordPath(name, index, 'id')} ${checked.id} appears twice.`)
+        ids.add(checked.id)
+        return checked
+      })
     }
+    const merchants = new Set((collections.merchants ?? []).map((merchant) => merchant.id))
+    for (const [name, docs] of Object.entries(collections)) {
+      docs.forEach((doc, index) => {
+        const owner = (doc as { merchantId?: string }).merchantId
+        if (owner !== undefined && !merchants.has(owner)) throw new Error(`${recordPath(name, index, 'merchantId')} names no merchant of the file.`)
+      })
+    }
+    for (const [name, field] of [['apiKeys', 'hash'], ['invoices', 'pageToken']] as const) {
+      const seen = new Set<string>()
+      ;(collections[name] ?? []).forEach((doc, index) => {
+        const value = (doc as Record<string, string>)[field]!
+        if (seen.has(value)) throw new Error(`${recordPath(name, index, field)} is used twice.`)
+        seen.add(value)
+      })
+    }
+  } catch (error) {
+    throw new Error(`${source}: ${(error as Error).message}`)
   }
-  return state as StateFile
+  return { format: 'bula-state', version: 1, collections }
 }
 
 /** Replaces everything in the store with the state's objects, in their order. */

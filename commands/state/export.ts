@@ -10,13 +10,14 @@ export interface StateExportResult {
 }
 
 export default class StateExport extends BaseCommand<StateExportResult> {
-  static override summary = 'Write the key\'s merchant, with every object of both modes, to a JSON file.'
+  static override summary = 'Write the key\'s merchant, with every object of the key\'s mode, to a JSON file.'
 
   static override description =
-    'The merchant, its settings and clock, and its Checkout Sessions, payments, Invoices, Payouts, webhook endpoints, ' +
-    'events, deliveries and e-mails, in test and live mode, as readable JSON that a team can keep in git; ' +
-    '`bula state import` puts them back. API keys are in it hashed only, never in plain text. An existing FILE is ' +
-    'left alone unless --force is given.'
+    'The merchant\'s settings and clock, and its Checkout Sessions, payments, Invoices, Payouts, webhook endpoints, ' +
+    'events, deliveries and e-mails of the key\'s mode (a test key exports test data only), as readable JSON that a ' +
+    'team can keep in git; `bula state import` puts them back. It holds the webhook endpoints\' signing secrets (and, ' +
+    'in live mode, customers\' e-mails), so the file is written readable by you only (0600); API keys are never in it. ' +
+    'An existing FILE is left alone unless --force is given.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/kava-kitchen.json',
@@ -34,7 +35,7 @@ export default class StateExport extends BaseCommand<StateExportResult> {
   async run(): Promise<StateExportResult> {
     const { args, flags } = await this.parse(StateExport)
     const state = await (await this.client(flags)).exportState()
-    await writeOutputFile(args.file, toJsonFileText(state), { force: flags.force, param: 'file' })
+    await writeOutputFile(args.file, toJsonFileText(state), { force: flags.force, param: 'file', secret: true })
     const objects = countObjects(state)
     this.log(`Wrote ${objects} objects of merchant ${state.merchantId} to ${args.file}.`)
     return { file: args.file, merchantId: state.merchantId, objects }

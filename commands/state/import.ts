@@ -4,13 +4,14 @@ import type { ImportStateResponse } from '../../src/client/bula-client.js'
 import { readStateFile } from '../../src/state/state-file.js'
 
 export default class StateImport extends BaseCommand<ImportStateResponse> {
-  static override summary = 'Replace the key\'s merchant\'s objects with those of a file written by `bula state export`.'
+  static override summary = 'Replace the key\'s merchant\'s objects of the key\'s mode with those of a file written by `bula state export`.'
 
   static override description =
-    'Every object of the merchant in both modes is replaced by the file\'s; the merchant\'s API keys stay as they ' +
-    'are, so the key keeps working, and its clock never goes back. The file must come from the same merchant ' +
-    '(its merchantId) and be at most 1 MiB. A file of a whole simulator (`bula serve --export-on-exit`) is ' +
-    'started with `bula serve --import` instead.'
+    'Every object of the merchant in the key\'s mode is replaced by the file\'s; the other mode, the merchant\'s API ' +
+    'keys, tier and verification stay as they are, so the key keeps working, and its clock never goes back. The file ' +
+    'must come from the same merchant and mode and be at most 1 MiB. It is checked whole before anything changes: a ' +
+    'refusal names the path of the first bad value (e.g. invoices[3].pageToken) and changes nothing. A file of a whole ' +
+    'simulator (`bula serve --export-on-exit`) is started with `bula serve --import` instead.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/kava-kitchen.json',

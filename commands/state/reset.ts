@@ -9,11 +9,12 @@ export interface StateResetResult {
 }
 
 export default class StateReset extends BaseCommand<StateResetResult> {
-  static override summary = 'Delete every object of the key\'s merchant, in both modes.'
+  static override summary = 'Delete every object of the key\'s merchant in the key\'s mode.'
 
   static override description =
-    'Checkout Sessions, payments, Invoices, Payouts, webhook endpoints, events, deliveries and e-mails go, and the ' +
-    'balance is zero; the merchant, its API keys, settings, verification and clock stay. --merchant is required: ' +
+    'Checkout Sessions, payments, Invoices, Payouts, webhook endpoints, events, deliveries and e-mails of the key\'s ' +
+    'mode go, and that mode\'s balance is zero; the merchant, its API keys, settings, verification, clock and the ' +
+    'other mode\'s objects stay. --merchant is required: ' +
     'it is the one scope the API can reset. The whole simulator\'s state belongs to its process: start afresh with ' +
     '`bula serve --memory` or `bula exec`, or from a file with `--import`. Asks for confirmation on a terminal ' +
     'unless --yes is given; without a terminal --yes is required.'
@@ -39,14 +40,14 @@ export default class StateReset extends BaseCommand<StateResetResult> {
     const client = await this.client(flags)
     if (!flags.yes) {
       const me = await client.getMe()
-      const question = `Delete every object of ${me.name} (${me.id}) in test and live mode? Keys, settings and the clock stay.`
+      const question = `Delete every ${me.mode} object of ${me.name} (${me.id})? Keys, settings, the clock and ${me.mode === 'test' ? 'live' : 'test'} data stay.`
       if (!(await confirm(question, '--yes'))) {
         this.log('Nothing was reset.')
         return { merchantId: me.id, reset: false }
       }
     }
     const result = await client.resetState()
-    this.log(`Reset merchant ${result.merchantId}: it has no objects left.`)
+    this.log(`Reset merchant ${result.merchantId}: it has no ${result.mode} objects left.`)
     return result
   }
 }

@@ -1,98 +1,357 @@
-import { ApiError, invalidRequest } from '../../src/errors.js'
+import { isDeepStrictEqual } from 'node:util'
+import { z } from 'zod'
+import { invalidRequest } from '../../src/errors.js'
+import { MAX_ADVANCE_MS } from '../../src/schemas/clock.js'
+import type { Mode } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
-import type { MerchantRecord } from '../domain/merchant.js'
-import { COLLECTION_NAMES, type Collections } from '../store/collections.js'
-import type { StateFile } from '../state.js'
+import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
+import { railFor } from '../domain/payout.js'
+import {
+  idOf,
+  merchantRecordSchema,
+  merchantSettingsRecordSchema,
+  nextPayoutFailureSchema,
+  parseAt,
+  parseRecord,
+  quoteRatesRecordSchema,
+  recordPath,
+  webhookFaultsRecordSchema,
+} from '../domain/records.js'
+import { isAllowedUrl } from '../domain/urls.js'
+import { DELIVER_JOB } from '../events/delivery.js'
+import type { Collections } from '../store/collections.js'
+import { scheduleSessionJobs } from './checkout-sessions.js'
 import { INVOICE_ID_COUNTER } from './invoices.js'
-import { scheduleSettlement } from './payouts.js'
+import { JOB_TARGETS, jobTarget, scheduleTargetedJob } from './jobs.js'
+import { schedulePayoutJobs, scheduleSettlement } from './payouts.js'
+import { LIVE_MONEY_SETTINGS } from './settings.js'
 
-/** Collections whose documents belong to one merchant through `merchantId`. */
-const OWNED = COLLECTION_NAMES.filter((name) => name !== 'merchants' && name !== 'counters')
-type Owned = (typeof OWNED)[number]
+/**
+ * A merchant's state file holds its objects of ONE mode, the mode of the
+ * key that exports, resets or imports it, as the API keeps modes apart
+ * (docs/security.md, "State files"). These are its collections.
+ */
+export const STATE_COLLECTIONS = [
+  'checkoutSessions',
+  'paymentIntents',
+  'invoices',
+  'payouts',
+  'webhookEndpoints',
+  'events',
+  'deliveries',
+  'emails',
+] as const
+type StateCollection = (typeof STATE_COLLECTIONS)[number]
+type StateDocs = { [C in StateCollection]: Collections[C][] }
 
-/** Imports and resets leave the merchant's own API keys alone, so the key doing it keeps working. */
-const KEPT: readonly Owned[] = ['apiKeys']
+/** What the simulator keeps to itself, with the reason an import that carries it is refused. */
+const NOT_IN_A_STATE_FILE: Readonly<Record<string, string>> = {
+  apiKeys: 'API keys are never in a state file: the merchant keeps the keys it has.',
+  jobs: 'Scheduled jobs are not imported: expiry, delivery retries and payouts are planned again from the objects.',
+  idempotency: 'Idempotency records are not imported: a state file is a picture of objects, not of retries in flight.',
+  counters: 'Counters belong to the whole simulator, not to one merchant.',
+}
 
-const ownedBy = (ctx: ServiceContext, name: Owned, merchantId: string): Collections[Owned][] =>
-  [...ctx.store.values(name)].filter((doc) => doc.merchantId === merchantId)
+const settingsShape = merchantSettingsRecordSchema.shape
 
-/** The merchant's own objects in both modes, as a state file (`bula state export`). */
-export function exportMerchantState(ctx: ServiceContext, caller: Caller): StateFile & { merchantId: string } {
-  const merchant = ctx.store.get('merchants', caller.merchant.id)!
+/**
+ * What a state file says of the merchant itself, in its mode. Identity,
+ * tier, verification and keys are never in it, and the balance follows
+ * from the file's payments and Payouts. Quote rates are test mode's; the
+ * payout fault is live mode's.
+ */
+const merchantPartSchema = z.strictObject({
+  id: idOf('ms'),
+  clockOffsetMs: merchantRecordSchema.shape.clockOffsetMs,
+  settings: z.strictObject({
+    displayName: settingsShape.displayName,
+    invoicePrefix: settingsShape.invoicePrefix,
+    invoiceNextNumber: settingsShape.invoiceNextNumber.shape.test,
+    invoiceLastNumber: settingsShape.invoiceLastNumber.shape.test,
+    receiptsEnabled: settingsShape.receiptsEnabled,
+    payoutSchedule: settingsShape.payoutSchedule,
+    payoutDestination: settingsShape.payoutDestination,
+    liveProviders: settingsShape.liveProviders,
+  }),
+  webhookFaults: webhookFaultsRecordSchema,
+  quoteRates: quoteRatesRecordSchema.optional(),
+  nextPayoutFailure: nextPayoutFailureSchema.optional(),
+})
+type MerchantPart = z.infer<typeof merchantPartSchema>
+
+export interface MerchantStateFile {
+  format: 'bula-state'
+  version: 1
+  merchantId: string
+  mode: Mode
+  collections: { merchants: [MerchantPart] } & StateDocs
+}
+
+const merchantOf = (ctx: ServiceContext, caller: Caller): MerchantRecord => ctx.store.get('merchants', caller.merchant.id)!
+
+function merchantPart(merchant: MerchantRecord, mode: Mode): MerchantPart {
+  const { settings } = merchant
   return {
-    format: 'bula-state',
-    version: 1,
-    merchantId: merchant.id,
-    collections: {
-      merchants: [merchant],
-      ...Object.fromEntries(OWNED.map((name) => [name, ownedBy(ctx, name, merchant.id)])),
+    id: merchant.id,
+    clockOffsetMs: merchant.clockOffsetMs,
+    settings: {
+      displayName: settings.displayName,
+      invoicePrefix: settings.invoicePrefix,
+      invoiceNextNumber: settings.invoiceNextNumber[mode],
+      invoiceLastNumber: settings.invoiceLastNumber[mode],
+      receiptsEnabled: settings.receiptsEnabled,
+      payoutSchedule: settings.payoutSchedule,
+      payoutDestination: settings.payoutDestination,
+      liveProviders: settings.liveProviders,
     },
+    webhookFaults: merchant.webhookFaults[mode],
+    ...(mode === 'test' ? { quoteRates: merchant.quoteRates } : { nextPayoutFailure: merchant.nextPayoutFailure }),
   }
 }
 
-function clearOwned(ctx: ServiceContext, merchantId: string): void {
-  for (const name of OWNED) {
-    if (KEPT.includes(name)) continue
-    for (const doc of ownedBy(ctx, name, merchantId)) ctx.store.delete(name, doc.id)
+const ofMerchantMode = <D extends { merchantId: string; mode: Mode }>(docs: Iterable<D>, merchantId: string, mode: Mode): D[] =>
+  [...docs].filter((doc) => doc.merchantId === merchantId && doc.mode === mode)
+
+/** `GET /_sim/state`: the merchant and its objects of the key's mode (`bula state export`). */
+export function exportMerchantState(ctx: ServiceContext, caller: Caller): MerchantStateFile {
+  const merchant = merchantOf(ctx, caller)
+  const { mode } = caller
+  const docs = Object.fromEntries(STATE_COLLECTIONS.map((name) => [name, ofMerchantMode(ctx.store.values(name), merchant.id, mode)])) as StateDocs
+  return { format: 'bula-state', version: 1, merchantId: merchant.id, mode, collections: { merchants: [merchantPart(merchant, mode)], ...docs } }
+}
+
+/** Deletes the merchant's objects of one mode, and the jobs that acted on them; its keys and the other mode stay. */
+function clearMode(ctx: ServiceContext, merchantId: string, mode: Mode): void {
+  for (const name of STATE_COLLECTIONS) {
+    for (const doc of ofMerchantMode<Collections[StateCollection]>(ctx.store.values(name), merchantId, mode)) ctx.store.delete(name, doc.id)
+  }
+  for (const record of ofMerchantMode(ctx.store.values('idempotency'), merchantId, mode)) ctx.store.delete('idempotency', record.id)
+  for (const job of [...ctx.store.values('jobs')]) {
+    if (job.merchantId === merchantId && job.kind in JOB_TARGETS && jobTarget(ctx, job) === undefined) ctx.store.delete('jobs', job.id)
   }
 }
 
 /**
- * Back to a merchant that just signed up, keeping its identity, keys,
- * settings, verification and clock (which never goes back): every session,
- * invoice, payout, event, delivery, e-mail and endpoint is gone.
+ * `POST /_sim/state/reset`: the key's mode back to a merchant that just
+ * signed up. Identity, keys, settings, verification, the clock (which never
+ * goes back) and the other mode's objects stay.
  */
-export function resetMerchantState(ctx: ServiceContext, caller: Caller): { merchantId: string; reset: true } {
-  const merchant = ctx.store.get('merchants', caller.merchant.id)!
-  clearOwned(ctx, merchant.id)
-  const fresh: MerchantRecord = {
+export function resetMerchantState(ctx: ServiceContext, caller: Caller): { merchantId: string; mode: Mode; reset: true } {
+  const { id } = caller.merchant
+  const { mode } = caller
+  clearMode(ctx, id, mode)
+  const merchant = ctx.store.get('merchants', id)!
+  ctx.store.put('merchants', {
     ...merchant,
-    balances: { test: 0, live: 0 },
-    webhookFaults: { test: null, live: null },
-    nextPayoutFailure: null,
-    settlementJobId: null,
-  }
-  ctx.store.put('merchants', fresh)
-  scheduleSettlement(ctx, merchant.id)
+    balances: { ...merchant.balances, [mode]: 0 },
+    webhookFaults: { ...merchant.webhookFaults, [mode]: null },
+    nextPayoutFailure: mode === 'live' ? null : merchant.nextPayoutFailure,
+  })
+  scheduleSettlement(ctx, id)
   ctx.clock.reload()
-  return { merchantId: merchant.id, reset: true }
+  return { merchantId: id, mode, reset: true }
 }
 
-/**
- * Replaces the merchant's objects with those of a state file exported from
- * this merchant (`merchantId` must match). Ids of other merchants' objects
- * are never overwritten.
- */
-export function importMerchantState(ctx: ServiceContext, caller: Caller, state: StateFile): { merchantId: string; imported: number } {
-  const merchantId = caller.merchant.id
-  const [merchant, ...others] = (state.collections.merchants ?? []) as MerchantRecord[]
-  if (!merchant || others.length > 0 || merchant.id !== merchantId) {
-    throw invalidRequest(`The state must hold exactly this merchant (${merchantId}); export it with this merchant's key.`, 'collections.merchants')
-  }
-  for (const name of OWNED) {
-    for (const doc of (state.collections[name] ?? []) as Collections[Owned][]) {
-      if (doc.merchantId !== merchantId) throw invalidRequest(`${name} ${doc.id} belongs to another merchant.`, `collections.${name}`)
-      const existing = ctx.store.get(name, doc.id)
-      if (existing && existing.merchantId !== merchantId) {
-        throw new ApiError(409, 'id_conflict', `${name} ${doc.id} already exists for another merchant in this simulator.`, `collections.${name}`)
+/** A checked state file, ready to apply. */
+interface ImportPlan {
+  part: MerchantPart
+  docs: StateDocs
+  /** The mode's balance: what the succeeded payments earned and no Payout swept. */
+  balance: number
+}
+
+const objectOrNull = (value: unknown): Record<string, unknown> | null =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+
+/** Each document of each collection against the store's schema, all of the caller's merchant and mode, ids unique here and in the simulator. */
+function checkDocuments(ctx: ServiceContext, caller: Caller, collections: Record<string, unknown>): StateDocs {
+  const { id: merchantId } = caller.merchant
+  const { mode } = caller
+  const docs = {} as Record<StateCollection, { id: string; merchantId: string; mode: Mode }[]>
+  for (const name of STATE_COLLECTIONS) {
+    const list = collections[name] ?? []
+    if (!Array.isArray(list)) throw invalidRequest(`\`${name}\` must be a list of objects.`, name)
+    const seen = new Set<string>()
+    docs[name] = list.map((raw, index) => {
+      const doc = parseRecord(name, raw, index)
+      if (doc.merchantId !== merchantId) throw invalidRequest(`${recordPath(name, index)} belongs to another merchant.`, recordPath(name, index, 'merchantId'))
+      if (doc.mode !== mode) {
+        throw invalidRequest(`${recordPath(name, index)} is a ${doc.mode} object: only a ${doc.mode} key imports ${doc.mode} objects.`, recordPath(name, index, 'mode'))
       }
+      const existing = ctx.store.get(name, doc.id)
+      if (seen.has(doc.id) || (existing && (existing.merchantId !== merchantId || existing.mode !== mode))) {
+        throw invalidRequest(`${recordPath(name, index, 'id')} ${doc.id} already names another object.`, recordPath(name, index, 'id'))
+      }
+      seen.add(doc.id)
+      return doc
+    })
+  }
+  return docs as unknown as StateDocs
+}
+
+/** Every reference names an object of the same file (so of the caller's merchant and mode), and the file obeys the API's own rules. */
+function checkReferences(ctx: ServiceContext, caller: Caller, docs: StateDocs): void {
+  const { merchant, mode } = caller
+  const byId = <D extends { id: string }>(list: D[]) => new Map(list.map((doc) => [doc.id, doc]))
+  const sessions = byId(docs.checkoutSessions)
+  const intents = byId(docs.paymentIntents)
+  const invoices = byId(docs.invoices)
+  const events = byId(docs.events)
+  const endpoints = byId(docs.webhookEndpoints)
+  const refuse = (name: string, index: number, field: string, why: string): never => {
+    throw invalidRequest(`${recordPath(name, index, field)} ${why}`, recordPath(name, index, field))
+  }
+  const urlAllowed = (url: string | null) => url === null || isAllowedUrl(url, mode)
+  const notHere = 'names no object of this file.'
+
+  docs.checkoutSessions.forEach((session, i) => {
+    if (!urlAllowed(session.successUrl)) refuse('checkoutSessions', i, 'successUrl', `must be HTTPS${mode === 'test' ? ' or loopback http' : ''}.`)
+    if (!urlAllowed(session.cancelUrl)) refuse('checkoutSessions', i, 'cancelUrl', `must be HTTPS${mode === 'test' ? ' or loopback http' : ''}.`)
+    if (session.quote !== null && (mode === 'live' || merchant.tier !== 'business')) refuse('checkoutSessions', i, 'quote', 'is for business accounts in test mode only.')
+    session.paymentIntentIds.forEach((intentId, k) => {
+      if (intents.get(intentId)?.checkoutSessionId !== session.id) refuse('checkoutSessions', i, `paymentIntentIds[${k}]`, notHere)
+    })
+    if (session.invoiceId !== null) {
+      const invoice = invoices.get(session.invoiceId)
+      if (!invoice) refuse('checkoutSessions', i, 'invoiceId', notHere)
+      if (invoice!.number !== session.invoiceNumber) refuse('checkoutSessions', i, 'invoiceNumber', 'must be the number of its invoice.')
+    } else if (session.invoiceNumber !== null) refuse('checkoutSessions', i, 'invoiceNumber', 'needs an invoiceId.')
+  })
+  docs.paymentIntents.forEach((intent, i) => {
+    if (!sessions.get(intent.checkoutSessionId)?.paymentIntentIds.includes(intent.id)) refuse('paymentIntents', i, 'checkoutSessionId', notHere)
+  })
+  if (merchant.tier !== 'business' && docs.invoices.length > 0) refuse('invoices', 0, 'id', 'is an Invoice, and Invoices are for business accounts only.')
+  const numbers = new Set<string>()
+  const tokens = new Set<string>()
+  docs.invoices.forEach((invoice, i) => {
+    if (invoice.number !== null && numbers.has(invoice.number)) refuse('invoices', i, 'number', 'is used twice: invoice numbers are never reused.')
+    if (invoice.number !== null) numbers.add(invoice.number)
+    const holder = ctx.store.lookup('invoices', 'byPageToken', invoice.pageToken)
+    if (tokens.has(invoice.pageToken) || (holder && (holder.merchantId !== merchant.id || holder.mode !== mode))) {
+      refuse('invoices', i, 'pageToken', 'is the hosted page of another Invoice.')
+    }
+    tokens.add(invoice.pageToken)
+    invoice.checkoutSessionIds.forEach((sessionId, k) => {
+      if (sessions.get(sessionId)?.invoiceId !== invoice.id) refuse('invoices', i, `checkoutSessionIds[${k}]`, notHere)
+    })
+  })
+  docs.payouts.forEach((payout, i) => {
+    if (payout.rail !== railFor(merchant.tier)) refuse('payouts', i, 'rail', `must be ${railFor(merchant.tier)}: the rail follows the tier.`)
+    if (mode === 'test' && payout.status !== 'paid') refuse('payouts', i, 'status', 'must be paid: test Payouts are paid in their run.')
+  })
+  docs.webhookEndpoints.forEach((endpoint, i) => {
+    if (!urlAllowed(endpoint.url)) refuse('webhookEndpoints', i, 'url', `must be HTTPS${mode === 'test' ? ' or loopback http' : ''}.`)
+  })
+  docs.deliveries.forEach((delivery, i) => {
+    if (!events.has(delivery.eventId)) refuse('deliveries', i, 'eventId', notHere)
+    // A delivery may outlive its endpoint (deleted since), but may never name someone else's.
+    const endpoint = ctx.store.get('webhookEndpoints', delivery.endpointId)
+    if (!endpoints.has(delivery.endpointId) && endpoint && (endpoint.merchantId !== merchant.id || endpoint.mode !== mode)) {
+      refuse('deliveries', i, 'endpointId', notHere)
+    }
+  })
+  docs.emails.forEach((email, i) => {
+    if (!sessions.has(email.relatedId) && !invoices.has(email.relatedId)) refuse('emails', i, 'relatedId', notHere)
+  })
+}
+
+/** The whole file checked before anything changes: a refusal is a 400 naming the path of the first bad value. */
+function checkImport(ctx: ServiceContext, caller: Caller, body: unknown): ImportPlan {
+  const merchant = merchantOf(ctx, caller)
+  const { mode } = caller
+  const file = objectOrNull(body)
+  if (!file || file.format !== 'bula-state' || file.version !== 1) {
+    throw invalidRequest('The body must be a state file of version 1, as `GET /_sim/state` (`bula state export`) writes.', file ? 'format' : undefined)
+  }
+  if (file.merchantId !== undefined && file.merchantId !== merchant.id) {
+    throw invalidRequest(`The file holds merchant ${String(file.merchantId)}; import only what this merchant (${merchant.id}) exported.`, 'merchantId')
+  }
+  if (file.mode !== undefined && file.mode !== mode) {
+    throw invalidRequest(`The file holds ${String(file.mode)} objects; only a ${String(file.mode)} key imports them.`, 'mode')
+  }
+  const collections = objectOrNull(file.collections)
+  if (!collections) throw invalidRequest('`collections` must be an object of lists.', 'collections')
+  for (const name of Object.keys(collections)) {
+    if (name in NOT_IN_A_STATE_FILE) throw invalidRequest(NOT_IN_A_STATE_FILE[name]!, name)
+    if (name !== 'merchants' && !(STATE_COLLECTIONS as readonly string[]).includes(name)) throw invalidRequest(`Unknown collection \`${name}\`.`, name)
+  }
+  const merchants = collections.merchants
+  if (!Array.isArray(merchants) || merchants.length !== 1) throw invalidRequest('`merchants` must hold exactly this merchant.', 'merchants')
+  const part = parseAt(merchantPartSchema, merchants[0], 'merchants[0]')
+  if (part.id !== merchant.id) throw invalidRequest(`merchants[0] is ${part.id}; import only what this merchant (${merchant.id}) exported.`, 'merchants[0].id')
+  if (mode === 'live' && part.quoteRates !== undefined) throw invalidRequest('Quote rates are test mode\'s: import them with a test key.', 'merchants[0].quoteRates')
+  if (mode === 'test' && part.nextPayoutFailure !== undefined) {
+    throw invalidRequest('The payout fault is live mode\'s: import it with a live key.', 'merchants[0].nextPayoutFailure')
+  }
+  if (part.clockOffsetMs > merchant.clockOffsetMs + MAX_ADVANCE_MS) {
+    throw invalidRequest(`The clock may move at most one advance (${MAX_ADVANCE_MS} ms) ahead of where it is.`, 'merchants[0].clockOffsetMs')
+  }
+  for (const field of LIVE_MONEY_SETTINGS) {
+    if (!isDeepStrictEqual(part.settings[field], merchant.settings[field])) {
+      requireLiveKey(merchant, mode, `Changing ${field}`, `merchants[0].settings.${field}`)
     }
   }
-  clearOwned(ctx, merchantId)
+  if (part.settings.liveProviders && !merchant.liveUnlocked) {
+    throw invalidRequest('Live Providers can be switched on once verification is approved.', 'merchants[0].settings.liveProviders')
+  }
+  if (part.settings.invoiceNextNumber <= part.settings.invoiceLastNumber) {
+    throw invalidRequest('invoiceNextNumber must be greater than invoiceLastNumber: numbers are never reused.', 'merchants[0].settings.invoiceNextNumber')
+  }
+  const docs = checkDocuments(ctx, caller, collections)
+  checkReferences(ctx, caller, docs)
+  const earned = docs.checkoutSessions.filter((s) => s.status === 'succeeded').reduce((sum, s) => sum + s.amount, 0)
+  const swept = docs.payouts.filter((p) => p.status !== 'failed').reduce((sum, p) => sum + p.amount, 0)
+  if (swept > earned) throw invalidRequest('The Payouts sweep more than the succeeded payments earned.', 'payouts')
+  return { part, docs, balance: earned - swept }
+}
+
+/**
+ * `POST /_sim/state/import`: replaces the merchant's objects of the key's
+ * mode with a state file's. The file is checked whole first (every document
+ * against the store's schema, every reference within this merchant and
+ * mode); then the change is made in one synchronous step, which the store
+ * writes as one journal line: all of it or none, even through a crash.
+ */
+export function importMerchantState(ctx: ServiceContext, caller: Caller, body: unknown): { merchantId: string; mode: Mode; imported: number } {
+  const { part, docs, balance } = checkImport(ctx, caller, body)
+  const { id } = caller.merchant
+  const { mode } = caller
+  clearMode(ctx, id, mode)
   let imported = 0
-  // The clock never goes back, also through an import.
-  const current = ctx.store.get('merchants', merchantId)!
-  ctx.store.put('merchants', { ...merchant, clockOffsetMs: Math.max(merchant.clockOffsetMs, current.clockOffsetMs) })
-  for (const name of OWNED) {
-    if (KEPT.includes(name)) continue
-    for (const doc of (state.collections[name] ?? []) as Collections[Owned][]) {
-      ctx.store.put(name, doc as never)
+  for (const name of STATE_COLLECTIONS) {
+    for (const doc of docs[name]) {
+      ctx.store.put(name, doc)
       imported++
     }
   }
-  const highestInvoice = Math.max(0, ...ownedBy(ctx, 'invoices', merchantId).map((invoice) => (invoice as Collections['invoices']).invoiceId))
-  const counter = ctx.store.get('counters', INVOICE_ID_COUNTER)?.last ?? 0
-  if (highestInvoice > counter) ctx.store.put('counters', { id: INVOICE_ID_COUNTER, last: highestInvoice })
+  const merchant = ctx.store.get('merchants', id)!
+  const lastNumber = Math.max(merchant.settings.invoiceLastNumber[mode], part.settings.invoiceLastNumber)
+  const { invoiceNextNumber, invoiceLastNumber: _last, ...shared } = part.settings
+  ctx.store.put('merchants', {
+    ...merchant,
+    // The clock never goes back, also through an import.
+    clockOffsetMs: Math.max(merchant.clockOffsetMs, part.clockOffsetMs),
+    balances: { ...merchant.balances, [mode]: balance },
+    settings: {
+      ...merchant.settings,
+      ...shared,
+      // Numbers issued before the import stay used: the counter only moves on.
+      invoiceNextNumber: { ...merchant.settings.invoiceNextNumber, [mode]: Math.max(invoiceNextNumber, lastNumber + 1) },
+      invoiceLastNumber: { ...merchant.settings.invoiceLastNumber, [mode]: lastNumber },
+    },
+    webhookFaults: { ...merchant.webhookFaults, [mode]: part.webhookFaults },
+    quoteRates: part.quoteRates ?? merchant.quoteRates,
+    nextPayoutFailure: part.nextPayoutFailure === undefined ? merchant.nextPayoutFailure : part.nextPayoutFailure,
+  })
+  const highestInvoice = Math.max(0, ...docs.invoices.map((invoice) => invoice.invoiceId))
+  if (highestInvoice > (ctx.store.get('counters', INVOICE_ID_COUNTER)?.last ?? 0)) ctx.store.put('counters', { id: INVOICE_ID_COUNTER, last: highestInvoice })
+  // What waits on the clock follows from the objects, so no imported job can name someone else's.
+  for (const session of docs.checkoutSessions) scheduleSessionJobs(ctx, session)
+  for (const payout of docs.payouts) schedulePayoutJobs(ctx, payout)
+  for (const delivery of docs.deliveries) {
+    if (delivery.status === 'pending' && delivery.nextAttemptAt !== null) scheduleTargetedJob(ctx, DELIVER_JOB, delivery, delivery.nextAttemptAt)
+  }
+  scheduleSettlement(ctx, id)
   ctx.clock.reload()
-  return { merchantId, imported }
+  return { merchantId: id, mode, imported }
 }

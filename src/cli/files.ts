@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { chmod, readFile, writeFile } from 'node:fs/promises'
 import { ApiError } from '../errors.js'
 
 /**
@@ -24,12 +24,16 @@ export async function readJsonFile(file: string, param: string): Promise<unknown
 /**
  * Writes `text` to `file`. An existing file is kept (`file_exists`) unless
  * `force`: what it holds may be someone's work. `file_unwritable` for any
- * other failure. `param` names the argument or flag.
+ * other failure. `param` names the argument or flag. A `secret` file (one
+ * holding signing secrets or customers' e-mails) is readable by its owner
+ * only (0600), also when it replaces an existing file.
  */
-export async function writeOutputFile(file: string, text: string, options: { force: boolean; param: string }): Promise<void> {
+export async function writeOutputFile(file: string, text: string, options: { force: boolean; param: string; secret?: boolean }): Promise<void> {
   try {
     // 'wx' fails when the file exists, with no window between a check and the write.
-    await writeFile(file, text, { flag: options.force ? 'w' : 'wx' })
+    await writeFile(file, text, { flag: options.force ? 'w' : 'wx', mode: options.secret ? 0o600 : 0o666 })
+    // The mode above applies to a new file only; an overwritten one keeps its own until told.
+    if (options.secret) await chmod(file, 0o600)
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException
     if (code === 'EEXIST') throw new ApiError(0, 'file_exists', `${file} exists: add --force to overwrite it.`, options.param)

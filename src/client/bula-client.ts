@@ -9,6 +9,7 @@ import type {
   ApproveVerificationResponse,
   CheckoutSession,
   CheckoutSessionList,
+  Mode,
   Clock,
   CreateApiKeyRequest,
   DashboardLoginLink,
@@ -59,23 +60,26 @@ export type PayoutResponse = z.infer<typeof payoutResponseSchema>
 export type RequestLog = z.infer<typeof requestLogSchema>
 
 /**
- * `GET /_sim/state`: the calling merchant's own objects in both modes, in the
- * state-file format of `bula serve --import`, plus whose they are.
+ * `GET /_sim/state`: the calling merchant's own objects of the key's mode, in
+ * the state-file format of `bula serve --import`, plus whose they are.
  */
 export interface MerchantState {
   format: 'bula-state'
   version: 1
   merchantId: string
+  mode: Mode
   collections: Record<string, unknown[]>
 }
 
 export interface ResetStateResponse {
   merchantId: string
+  mode: Mode
   reset: true
 }
 
 export interface ImportStateResponse {
   merchantId: string
+  mode: Mode
   /** How many objects were written. */
   imported: number
 }

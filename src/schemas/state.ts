@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { modeSchema } from './common.js'
 
 /**
  * A state file (`bula state export`): every collection as a list of objects
@@ -11,7 +12,7 @@ export const stateFileSchema = z.object({
   collections: z.record(z.string(), z.array(z.looseObject({ id: z.string() }))),
 })
 
-/** `GET /_sim/state`: the calling merchant's own objects, both modes. */
-export const merchantStateSchema = stateFileSchema.extend({ merchantId: z.string() })
-export const resetMerchantStateResponseSchema = z.object({ merchantId: z.string(), reset: z.literal(true) })
-export const importMerchantStateResponseSchema = z.object({ merchantId: z.string(), imported: z.number().int() })
+/** `GET /_sim/state`: the calling merchant's own objects of the key's mode. */
+export const merchantStateSchema = stateFileSchema.extend({ merchantId: z.string(), mode: modeSchema })
+export const resetMerchantStateResponseSchema = z.object({ merchantId: z.string(), mode: modeSchema, reset: z.literal(true) })
+export const importMerchantStateResponseSchema = z.object({ merchantId: z.string(), mode: modeSchema, imported: z.number().int() })

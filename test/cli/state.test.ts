@@ -77,7 +77,7 @@ describe('bula state', () => {
 
     const reset = await runCli(['state', 'reset', '--merchant', '--yes'], { env: merchant.env })
     expect(reset.exitCode, reset.stderr).toBe(0)
-    expect(reset.stdout).toContain(`Reset merchant ${merchant.merchantId}: it has no objects left.`)
+    expect(reset.stdout).toContain(`Reset merchant ${merchant.merchantId}: it has no test objects left.`)
     const empty = await apiView(merchant)
     expect(empty.sessions.data).toEqual([])
     expect(empty.invoices.data).toEqual([])
@@ -103,8 +103,8 @@ describe('bula state', () => {
     const forced = await runCli(['state', 'export', file, '--force'], { env: merchant.env })
     expect(forced.exitCode, forced.stderr).toBe(0)
     expect(forced.stdout).toMatch(new RegExp(`^Wrote \\d+ objects of merchant ${merchant.merchantId} to .+kept\\.json\\.$`))
-    // Readable by the team: it holds no plain-text key.
-    expect((await stat(file)).mode & 0o044).toBe(0o044)
+    // It holds the endpoints' signing secrets: readable by its owner only, also when it replaced a file.
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
   })
 
   it('refuses a file that is not this merchant\'s state, naming what is wrong', async () => {
@@ -114,7 +114,7 @@ describe('bula state', () => {
     expect((await runCli(['state', 'export', file], { env: owner.env })).exitCode).toBe(0)
     const foreign = await runCli(['state', 'import', file], { env: other.env })
     expect(foreign.exitCode).toBe(1)
-    expect(foreign.stderr).toMatch(/^invalid_request: .+ \(param: collections\.merchants\)$/m)
+    expect(foreign.stderr).toMatch(/^invalid_request: .+ \(param: merchantId\)$/m)
 
     const whole = path.join(dir, 'whole.json')
     await writeFile(whole, JSON.stringify({ format: 'bula-state', version: 1, collections: { merchants: [] } }))
@@ -155,7 +155,7 @@ describe('bula state', () => {
       })
     const declined = await onTerminal('n')
     expect(declined.exitCode).toBe(0)
-    expect(declined.stdout).toContain(`Delete every object of CLI business (${merchant.merchantId}) in test and live mode?`)
+    expect(declined.stdout).toContain(`Delete every test object of CLI business (${merchant.merchantId})? Keys, settings, the clock and live data stay.`)
     expect(declined.stdout).toContain('Nothing was reset.')
     expect((await api(merchant).listCheckoutSessions()).data).toHaveLength(6)
 

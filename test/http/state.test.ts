@@ -88,7 +88,7 @@ describe('/_sim/state', () => {
     const exported = (await a.api.get('/_sim/state')).body
     const refused = await b.post('/_sim/state/import', exported)
     expect(refused.status).toBe(400)
-    expect(refused.body.error.param).toBe('collections.merchants')
+    expect(refused.body.error.param).toBe('merchantId')
     const junk = await b.post('/_sim/state/import', { hello: 'world' })
     expect(junk.status).toBe(400)
     expect(junk.body.error.code).toBe('invalid_request')

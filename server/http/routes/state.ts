@@ -1,5 +1,4 @@
 import { Router } from 'express'
-import { invalidRequest } from '../../../src/errors.js'
 import {
   emptyBodySchema,
   importMerchantStateResponseSchema,
@@ -9,16 +8,16 @@ import {
 } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { exportMerchantState, importMerchantState, resetMerchantState } from '../../services/merchant-state.js'
-import { checkState } from '../../state.js'
 import { authenticate, callerOf } from '../auth.js'
 import { handle } from '../handle.js'
 import { declareRoute } from '../openapi-routes.js'
 import { parseWith } from '../validate.js'
 
 /**
- * `/_sim/state`: the calling merchant's own objects (both modes) as a state
- * file, and its reset and import. The whole simulator's state is a
- * process-level matter: `serve`/`exec` `--import` and `--export-on-exit`.
+ * `/_sim/state`: the calling merchant's own objects of the key's mode as a
+ * state file, and its reset and import (docs/security.md, "State files").
+ * The whole simulator's state is a process-level matter: `serve`/`exec`
+ * `--import` and `--export-on-exit`.
  */
 export function stateRouter(ctx: ServiceContext): Router {
   const router = Router()
@@ -28,7 +27,7 @@ export function stateRouter(ctx: ServiceContext): Router {
     {
       method: 'get',
       path: '/',
-      summary: 'Export the calling merchant\'s own objects, both modes, as a state file',
+      summary: 'Export the calling merchant\'s own objects of the key\'s mode as a state file',
       auth: 'secret',
       query: emptyBodySchema,
       response: { body: merchantStateSchema },
@@ -43,7 +42,7 @@ export function stateRouter(ctx: ServiceContext): Router {
     {
       method: 'post',
       path: '/reset',
-      summary: 'Reset the calling merchant to just signed up, keeping its keys, settings and clock',
+      summary: 'Reset the key\'s mode of the calling merchant to just signed up, keeping its keys, settings, clock and other mode',
       auth: 'secret',
       body: emptyBodySchema,
       response: { body: resetMerchantStateResponseSchema },
@@ -58,21 +57,13 @@ export function stateRouter(ctx: ServiceContext): Router {
     {
       method: 'post',
       path: '/import',
-      summary: 'Replace the calling merchant\'s objects with those of a state file it exported',
+      summary: 'Replace the calling merchant\'s objects of the key\'s mode with those of a state file it exported',
       auth: 'secret',
       body: stateFileSchema,
       response: { body: importMerchantStateResponseSchema },
-      errors: ['id_conflict'],
+      errors: ['live_key_required'],
     },
-    handle(ctx, (req, res) => {
-      let state
-      try {
-        state = checkState(req.body, 'The body')
-      } catch (error) {
-        throw invalidRequest((error as Error).message)
-      }
-      return { body: importMerchantState(ctx, callerOf(res), state) }
-    }),
+    handle(ctx, (req, res) => ({ body: importMerchantState(ctx, callerOf(res), req.body) })),
   )
   return router
 }
