@@ -1,6 +1,24 @@
 #!/usr/bin/env node
-import { execute, settings } from '@oclif/core'
+// Checked before anything else is loaded: on an older Node, one clear line
+// and exit 1 instead of a syntax or import error from a dependency.
+const [major, minor] = process.versions.node.split('.').map(Number)
+if (major < 22 || (major === 22 && minor < 12)) {
+  process.stderr.write(
+    `bula needs Node.js 22.12 or later (the supported lines are 22, 24 and 26); this is Node.js ${process.versions.node}.\n` +
+      'Install a current Node.js from https://nodejs.org or with your version manager (nvm install 24, fnm use 24).\n',
+  )
+  process.exit(1)
+}
 
+// Node keeps the compiled code of bula and its dependencies here, so the next
+// command starts faster (docs/performance.md). Delete the folder at any time;
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+const { enableCompileCache } = await import('node:module')
+const { tmpdir } = await import('node:os')
+const { join } = await import('node:path')
+enableCompileCache(join(tmpdir(), 'bula-compile-cache'))
+
+const { execute, settings } = await import('@oclif/core')
 // oclif maps dist/ back to the TypeScript sources when NODE_ENV is test or
 // development (vitest sets it); the built files are the ones to run.
 settings.enableAutoTranspile = false

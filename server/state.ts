@@ -34,7 +34,7 @@ export async function readStateFile(file: string): Promise<StateFile> {
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'))
   } catch (error) {
-    throw new Error(`Cannot read the state file ${file}: ${error instanceof Error ? error.message : String(error)}`)
+    throw new Error(`Cannot read the state file ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
   return checkState(parsed, file)
 }
@@ -79,7 +79,7 @@ export function checkState(parsed: unknown, source: string): StateFile {
       })
     }
   } catch (error) {
-    throw new Error(`${source}: ${(error as Error).message}`)
+    throw new Error(`${source}: ${(error as Error).message}`, { cause: error })
   }
   return { format: 'bula-state', version: 1, collections }
 }

@@ -145,7 +145,7 @@ async function createFolder(folder: string, parentMade = false): Promise<void> {
     const code = errorCode(error)
     if (code === 'EEXIST') {
       if ((await stat(folder)).isDirectory()) return
-      throw new Error(`${folder} is a file, not a folder`)
+      throw new Error(`${folder} is a file, not a folder`, { cause: error })
     }
     const parent = path.dirname(folder)
     if (code !== 'ENOENT' || parentMade || parent === folder) throw error

@@ -31,7 +31,7 @@ export function parseInvoiceItem(input: string): InvoiceItem {
   try {
     unitPrice = parseFjdAmount(input.slice(priceAt + 1))
   } catch (error) {
-    throw new Error(`Invalid unit price in item "${input}": ${(error as Error).message}`)
+    throw new Error(`Invalid unit price in item "${input}": ${(error as Error).message}`, { cause: error })
   }
   return { description: input.slice(0, quantityAt), quantity: Number(quantity), unitPrice }
 }

@@ -17,8 +17,8 @@ export interface ServeProcess {
   process: ResultPromise
   /** stderr so far (request log lines, warnings). */
   stderr(): string
-  /** SIGTERM and wait: a graceful stop. */
-  stop(): Promise<void>
+  /** SIGTERM and wait: a graceful stop; resolves with the exit code. */
+  stop(): Promise<number | undefined>
   /** SIGKILL and wait: a crash. */
   kill9(): Promise<void>
 }
@@ -49,17 +49,15 @@ export async function startServe(
     })
     void child.then((result) => reject(new Error(`serve exited with ${result.exitCode} before ready: ${stderr}`)))
   })
-  const waitExit = async (): Promise<void> => {
-    await child
-  }
+  const waitExit = async (): Promise<number | undefined> => (await child).exitCode
   return {
     baseUrl: ready.baseUrl,
     demo: ready.demo,
     process: child,
     stderr: () => stderr,
-    stop: async () => {
+    stop: () => {
       child.kill('SIGTERM')
-      await waitExit()
+      return waitExit()
     },
     kill9: async () => {
       child.kill('SIGKILL')

@@ -81,7 +81,9 @@ describe('soak', () => {
     const receiver = await startReceiver()
     cleanups.push(() => receiver.close())
     let serve: ServeProcess = await startServe({ dataFile, args: ['--quiet'] })
-    cleanups.push(() => serve.stop())
+    cleanups.push(async () => {
+      await serve.stop()
+    })
     /** Clients wait on this while the server is down. */
     let up: Promise<void> = Promise.resolve()
     const ledgers: MerchantLedger[] = []
