@@ -1,7 +1,13 @@
 import { Args, Command, Flags } from '@oclif/core'
-import { spawn } from 'node:child_process'
 import { constants } from 'node:os'
 import path from 'node:path'
+
+/**
+ * Signals that stop the command and then the simulator: Ctrl-C, a
+ * supervisor's SIGTERM, and Ctrl-Break on Windows, where SIGTERM is never
+ * delivered (docs/platforms.md).
+ */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'] as const
 
 export default class Exec extends Command {
   static override summary = 'Run a command against a fresh simulator, then stop it.'
@@ -45,7 +51,7 @@ export default class Exec extends Command {
         importFile: flags.import ? path.resolve(flags.import) : undefined,
         exportOnExit: flags['export-on-exit'] ? path.resolve(flags['export-on-exit']) : undefined,
         log,
-        logRequests: flags.verbose,
+        logRequests: flags.verbose === true,
       })
     } catch (error) {
       if (error instanceof StartError) this.error(error.message, { exit: error.exitCode })
@@ -57,25 +63,28 @@ export default class Exec extends Command {
     await server.ctx.store.commit()
     log(`simulator at ${server.baseUrl}; running: ${[command, ...args].join(' ')}`)
 
-    const child = spawn(command, args, {
+    // execa resolves Windows shims (npm.cmd) through PATHEXT and kills the child if bula itself dies.
+    const { execa } = await import('execa')
+    const child = execa(command, args, {
       stdio: 'inherit',
-      env: { ...process.env, BULA_BASE_URL: server.baseUrl, BULA_API_KEY: keys.secret, BULA_PUBLISHABLE_KEY: keys.publishable },
+      reject: false,
+      env: { BULA_BASE_URL: server.baseUrl, BULA_API_KEY: keys.secret, BULA_PUBLISHABLE_KEY: keys.publishable },
     })
     // Ctrl-C reaches the child through the terminal too; forwarding covers a signal sent to bula alone.
     const forward = (signal: NodeJS.Signals): void => {
       child.kill(signal)
     }
-    process.on('SIGINT', forward)
-    process.on('SIGTERM', forward)
-    const exitCode = await new Promise<number>((resolve) => {
-      child.once('error', (error) => {
-        log(`cannot run ${command}: ${error.message}`)
-        resolve(127)
-      })
-      child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)))
-    })
-    process.off('SIGINT', forward)
-    process.off('SIGTERM', forward)
+    for (const signal of STOP_SIGNALS) process.on(signal, forward)
+    const result = await child
+    for (const signal of STOP_SIGNALS) process.off(signal, forward)
+    // The shell's conventions: the command's own code, 128 + n for signal n, 127 not found, 126 not runnable.
+    let exitCode = result.exitCode ?? (result.signal ? 128 + constants.signals[result.signal] : 126)
+    if (result.code === 'ENOENT') {
+      log(`cannot run ${command}: no such command (is it installed and on PATH?)`)
+      exitCode = 127
+    } else if (exitCode === 126) {
+      log(`cannot run ${command}: ${result.originalMessage ?? result.shortMessage}`)
+    }
     await server.close()
     process.exitCode = exitCode
   }

@@ -96,4 +96,49 @@ describe('bula exec', () => {
     // No process left behind: the command got the signal too.
     expect(() => process.kill(Number(pid), 0)).toThrow()
   })
+
+  /** Runs `bula exec -- <command>` with a probe that prints the simulator's address first, so a test can check the port is closed after. */
+  const execProbe = async (command: string[], extra: string[] = []) => {
+    const dir = await tempDir()
+    await writeFile(path.join(dir, 'probe.mjs'), "console.log('BASE ' + process.env.BULA_BASE_URL)\n")
+    const result = await execa('node', [BIN, 'exec', ...extra, '--', 'sh', '-c', `node probe.mjs && ${command.join(' ')}`], { cwd: dir, reject: false, timeout: 60_000 })
+    const base = /BASE (\S+)/.exec(result.stdout)?.[1]
+    return { result, base }
+  }
+
+  it('runs `npm --version` (npm is a shim on Windows: execa resolves it) and closes the simulator\'s port after', async () => {
+    const dir = await tempDir()
+    const npm = await execa('node', [BIN, 'exec', '--', 'npm', '--version'], { cwd: dir, reject: false, timeout: 60_000 })
+    expect(npm.exitCode, npm.stderr).toBe(0)
+    expect(npm.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+    const { result, base } = await execProbe(['true'])
+    expect(result.exitCode).toBe(0)
+    await expect(fetch(`${base}/_sim/health`)).rejects.toThrow()
+  })
+
+  it('gives 128 + n when the command dies by signal n (SIGTERM: 143), and closes the port', async () => {
+    const { result, base } = await execProbe(['kill -TERM $$'])
+    expect(result.exitCode).toBe(143)
+    await expect(fetch(`${base}/_sim/health`)).rejects.toThrow()
+  })
+
+  it('gives 127 and names a command that does not exist, and closes the port', async () => {
+    const dir = await tempDir()
+    const result = await execa('node', [BIN, 'exec', '--verbose', '--', 'no-such-command-bula'], { cwd: dir, reject: false, timeout: 30_000 })
+    expect(result.exitCode).toBe(127)
+    expect(result.stderr).toContain('cannot run no-such-command-bula: no such command')
+    const base = /simulator at (http:\/\/\S+);/.exec(result.stderr)?.[1]
+    expect(base).toBeDefined()
+    await expect(fetch(`${base}/_sim/health`)).rejects.toThrow()
+  })
+
+  it('logs requests only with --verbose', async () => {
+    const dir = await tempDir()
+    await writeFile(path.join(dir, 'check.mjs'), SCRIPT)
+    const quiet = await execa('node', [BIN, 'exec', '--', 'node', 'check.mjs'], { cwd: dir, reject: false, timeout: 30_000 })
+    expect(quiet.exitCode).toBe(0)
+    expect(quiet.stderr).not.toMatch(/POST \/v1\/checkout-sessions 201/)
+    const verbose = await execa('node', [BIN, 'exec', '--verbose', '--', 'node', 'check.mjs'], { cwd: dir, reject: false, timeout: 30_000 })
+    expect(verbose.stderr).toMatch(/POST \/v1\/checkout-sessions 201/)
+  })
 })
