@@ -32,6 +32,20 @@ export function checkCap(invoice: Pick<InvoiceRecord, 'items' | 'taxPercent'>): 
   }
 }
 
+/** What a tax line without a label of its own is called. */
+export const DEFAULT_TAX_LABEL = 'Tax'
+
+/**
+ * The label an Invoice carries: the one given, or "Tax" for a tax line
+ * sent without one, so that `taxLabel` is null only when there is no tax
+ * line (spec), and the API, page, PDF and e-mail all say the same.
+ */
+export const taxLineLabel = (label: string | null, taxPercent: number): string | null => label ?? (taxPercent > 0 ? DEFAULT_TAX_LABEL : null)
+
+/** The key of an Invoice in the store's `byNumber` index: its number within its merchant and mode; a draft has none yet. */
+export const invoiceNumberKey = (invoice: Pick<InvoiceRecord, 'id' | 'merchantId' | 'mode' | 'number'>): string =>
+  invoice.number === null ? `draft ${invoice.id}` : `${invoice.merchantId} ${invoice.mode} ${invoice.number}`
+
 /** `INV-0042`: the prefix (`INV-` plus optional digits) and the number padded to 4 digits. */
 export const formatInvoiceNumber = (prefix: string, n: number): string => `${prefix}${String(n).padStart(4, '0')}`
 

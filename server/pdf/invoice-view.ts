@@ -1,6 +1,6 @@
 import type { InvoiceStatus, Mode } from '../../src/schemas/index.js'
 import type { ServiceContext } from '../context.js'
-import { fijiDate, invoicePageUrl, isOverdue, totalsOf, type InvoiceRecord } from '../domain/invoice.js'
+import { fijiDate, invoicePageUrl, isOverdue, taxLineLabel, totalsOf, type InvoiceRecord } from '../domain/invoice.js'
 import { formatFjd } from '../domain/money.js'
 
 /**
@@ -56,8 +56,8 @@ const formatPercent = (percent: number): string => String(Number(percent.toFixed
 
 /** "VAT (15%)", or "Tax (15%)" without a label; a 0 % line shows only when it is labelled. */
 function taxLabelOf(invoice: InvoiceRecord): string | null {
-  if (invoice.taxLabel === null && invoice.taxPercent === 0) return null
-  return `${invoice.taxLabel ?? 'Tax'} (${formatPercent(invoice.taxPercent)}%)`
+  const label = taxLineLabel(invoice.taxLabel, invoice.taxPercent)
+  return label === null ? null : `${label} (${formatPercent(invoice.taxPercent)}%)`
 }
 
 export function invoiceView(ctx: ServiceContext, invoice: InvoiceRecord): InvoiceView {

@@ -13,8 +13,10 @@ import { MAX_EXPIRY_MS, isExpired, paymentStarted, type CheckoutSessionRecord } 
 import {
   checkCap,
   formatInvoiceNumber,
+  invoiceNumberKey,
   invoicePageUrl,
   presentInvoice,
+  taxLineLabel,
   totalsOf,
   transitionInvoice,
   type InvoiceRecord,
@@ -59,7 +61,7 @@ export function createInvoice(ctx: ServiceContext, caller: Caller, request: Crea
       customerName: request.customerName,
       customerEmail: request.customerEmail ?? null,
       ...fields,
-      taxLabel: request.taxLabel ?? null,
+      taxLabel: taxLineLabel(request.taxLabel ?? null, fields.taxPercent),
       vatNumber: request.vatNumber ?? null,
       dueDate: request.dueDate,
       pageToken: newSecret(''),
@@ -124,7 +126,13 @@ export function sendInvoice(ctx: ServiceContext, caller: Caller, id: string, key
     transitionInvoice(invoice, 'sent')
     checkCap(invoice)
     const merchant = ctx.store.get('merchants', caller.merchant.id)!
-    const n = merchant.settings.invoiceNextNumber[caller.mode]
+    const { invoicePrefix } = merchant.settings
+    let n = merchant.settings.invoiceNextNumber[caller.mode]
+    // A number is never issued twice, as the string the customer sees: after a prefix change the counter can
+    // reach one issued under the old prefix (INV-2 with 42 and INV- with 20042 are both INV-20042), so it skips on.
+    const taken = (number: string): boolean =>
+      ctx.store.lookup('invoices', 'byNumber', invoiceNumberKey({ id: '', merchantId: caller.merchant.id, mode: caller.mode, number })) !== undefined
+    while (taken(formatInvoiceNumber(invoicePrefix, n))) n++
     const settings: MerchantRecord['settings'] = {
       ...merchant.settings,
       invoiceNextNumber: { ...merchant.settings.invoiceNextNumber, [caller.mode]: n + 1 },
@@ -134,7 +142,7 @@ export function sendInvoice(ctx: ServiceContext, caller: Caller, id: string, key
     const sent: InvoiceRecord = {
       ...invoice,
       status: 'sent',
-      number: formatInvoiceNumber(merchant.settings.invoicePrefix, n),
+      number: formatInvoiceNumber(invoicePrefix, n),
       sentAt: ctx.clock.now(caller.merchant.id),
     }
     ctx.store.put('invoices', sent)
@@ -174,7 +182,7 @@ export function updateDraft(ctx: ServiceContext, caller: Caller, id: string, pat
     items: patch.items ?? invoice.items,
     customerEmail: patch.customerEmail === undefined ? invoice.customerEmail : patch.customerEmail,
     vatNumber: patch.vatNumber === undefined ? invoice.vatNumber : patch.vatNumber,
-    taxLabel: patch.taxLabel === undefined ? invoice.taxLabel : patch.taxLabel,
+    taxLabel: taxLineLabel(patch.taxLabel === undefined ? invoice.taxLabel : patch.taxLabel, patch.taxPercent ?? invoice.taxPercent),
     taxPercent: patch.taxPercent ?? invoice.taxPercent,
   }
   ctx.store.put('invoices', updated)

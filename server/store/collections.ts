@@ -13,6 +13,7 @@ import type {
   PayoutRecord,
   WebhookEndpointRecord,
 } from '../domain/records.js'
+import { invoiceNumberKey } from '../domain/invoice.js'
 import type { IndexSpec } from './types.js'
 
 /** Every collection the simulator keeps, and the type of its documents. */
@@ -57,7 +58,7 @@ const byMerchantMode = (doc: { merchantId: string; mode: string }): string => me
 export const INDEXES: IndexSpec<Collections> = {
   unique: {
     apiKeys: { byHash: (key) => key.hash },
-    invoices: { byPageToken: (invoice) => invoice.pageToken },
+    invoices: { byPageToken: (invoice) => invoice.pageToken, byNumber: invoiceNumberKey },
   },
   groups: {
     apiKeys: { byMerchant: (key) => key.merchantId },

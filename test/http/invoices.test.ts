@@ -178,6 +178,29 @@ describe('send, void and numbering', () => {
     expect((await live.post(`/v1/invoices/${liveInvoice.id}/send`, undefined, key())).body.number).toBe('INV-260001')
   })
 
+  it('never issues a number twice as a string: after a prefix change it skips one issued under the old prefix', async () => {
+    const { api, create, send } = await business()
+    expect((await api.patch('/_sim/settings', { invoicePrefix: 'INV-2', invoiceNextNumber: 42 })).status).toBe(200)
+    expect((await send((await create()).body.id)).body.number).toBe('INV-20042')
+    expect((await api.patch('/_sim/settings', { invoicePrefix: 'INV-', invoiceNextNumber: 20042 })).status).toBe(200)
+    expect((await send((await create()).body.id)).body.number).toBe('INV-20043')
+    expect((await api.get('/_sim/settings')).body.invoiceNextNumber).toBe(20044)
+    const numbers = (await api.get('/v1/invoices')).body.data.map((invoice: { number: string }) => invoice.number)
+    expect(new Set(numbers).size).toBe(numbers.length)
+  })
+
+  it('labels a tax line sent without a label "Tax": taxLabel is null only when there is no tax line', async () => {
+    const { api, create, send } = await business()
+    const unlabelled = (await create(draft({ taxPercent: 10 }))).body
+    expect(unlabelled).toMatchObject({ taxPercent: 10, taxLabel: 'Tax', tax: 2110 })
+    expect((await create(draft())).body).toMatchObject({ taxPercent: 0, taxLabel: null, tax: 0 })
+    const edited = (await api.patch(`/_sim/invoices/${(await create(draft())).body.id}`, { taxPercent: 12.5 })).body
+    expect(edited).toMatchObject({ taxPercent: 12.5, taxLabel: 'Tax' })
+    const sent = (await send(unlabelled.id)).body
+    const page = await (await fetch(sent.url)).text()
+    expect(page).toContain('Tax (10%)')
+  })
+
   it('returns the original result for a retried send or void key, using no second number', async () => {
     const { api, create, send, voidIt } = await business()
     const invoice = (await create()).body
