@@ -5,6 +5,12 @@ import { parseKeyPrefix } from '../domain/api-key.js'
 import { findUsableKey } from '../services/api-keys.js'
 
 /**
+ * What a 401 asks for (RFC 9110 §11.6.1, RFC 6750 §3): a bearer token, and
+ * for a token that did not authenticate, why.
+ */
+const CHALLENGE = { missing: 'Bearer realm="bula"', invalid: 'Bearer realm="bula", error="invalid_token"' } as const
+
+/**
  * Bearer authentication (contract §3). Publishable keys may only create
  * Checkout Sessions and drive the hosted pages; a route opts in with
  * `allowPublishable`.
@@ -13,7 +19,11 @@ export function authenticate(ctx: ServiceContext, options: { allowPublishable?: 
   return (req, res, next) => {
     const header = req.get('authorization')
     if (!header) {
-      next(new ApiError(401, 'missing_api_key', 'Send your API key as `Authorization: Bearer sk_test_...`.'))
+      next(
+        new ApiError(401, 'missing_api_key', 'Send your API key as `Authorization: Bearer sk_test_...`.', undefined, undefined, {
+          'WWW-Authenticate': CHALLENGE.missing,
+        }),
+      )
       return
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
@@ -21,7 +31,11 @@ export function authenticate(ctx: ServiceContext, options: { allowPublishable?: 
     const key = plaintext && parseKeyPrefix(plaintext) ? findUsableKey(ctx, plaintext) : undefined
     const merchant = key && ctx.store.get('merchants', key.merchantId)
     if (!key || !merchant) {
-      next(new ApiError(401, 'invalid_api_key', 'The API key is unknown, revoked or past its rotation overlap.'))
+      next(
+        new ApiError(401, 'invalid_api_key', 'The API key is unknown, revoked or past its rotation overlap.', undefined, undefined, {
+          'WWW-Authenticate': CHALLENGE.invalid,
+        }),
+      )
       return
     }
     if (key.type === 'publishable' && !options.allowPublishable) {

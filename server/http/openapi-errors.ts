@@ -12,8 +12,12 @@ const CATALOG = {
       '`param` names the field',
     ].join(' '),
   },
-  missing_api_key: { status: 401, when: 'no `Authorization` header' },
-  invalid_api_key: { status: 401, when: 'not `Bearer <key>`, or a key that is unknown, revoked or past its rotation overlap' },
+  missing_api_key: { status: 401, when: 'no `Authorization` header', headers: ['WWW-Authenticate'] },
+  invalid_api_key: {
+    status: 401,
+    when: 'not `Bearer <key>`, or a key that is unknown, revoked or past its rotation overlap',
+    headers: ['WWW-Authenticate'],
+  },
   publishable_key_forbidden: { status: 403, when: 'a publishable key on a route that needs a secret key (`type: "permission_error"`)' },
   live_key_requires_live_key: { status: 403, when: 'a test key asking for a live key' },
   test_key_requires_test_key: { status: 403, when: 'a live key asking for a test key' },
@@ -51,4 +55,4 @@ export interface ErrorCodeInfo {
 export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = CATALOG
 
 /** Response headers the document describes once, in components.headers. */
-export type ResponseHeader = 'X-Request-Id' | 'Idempotent-Replayed' | 'Retry-After' | 'Allow'
+export type ResponseHeader = 'X-Request-Id' | 'Idempotent-Replayed' | 'Retry-After' | 'Allow' | 'WWW-Authenticate'

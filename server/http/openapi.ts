@@ -74,6 +74,10 @@ const RESPONSE_HEADERS: Record<ResponseHeader, { description: string; schema: z.
   },
   'Retry-After': { description: 'Seconds until the next one-minute window on the merchant\'s clock.', schema: z.string().regex(/^[0-9]+$/) },
   Allow: { description: 'The methods the path takes.', schema: z.string() },
+  'WWW-Authenticate': {
+    description: 'The challenge of a 401 (RFC 9110, RFC 6750): `Bearer realm="bula"`, with `error="invalid_token"` for a key that did not authenticate.',
+    schema: z.string().startsWith('Bearer '),
+  },
 }
 
 const headerRefs = (names: readonly ResponseHeader[]): JsonObject =>

@@ -49,12 +49,15 @@ describe('authentication', () => {
     const response = await call(base, 'GET', '/v1/merchants/me')
     expect(response.status).toBe(401)
     expect(response.body.error.code).toBe('missing_api_key')
+    // RFC 9110: a 401 says how to authenticate.
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="bula"')
   })
 
   it.each(['Bearer sk_test_nope', 'Bearer nonsense', 'Basic abc', 'Bearer '])('answers 401 invalid_api_key for %s', async (authorization) => {
     const response = await call(base, 'GET', '/v1/merchants/me', { headers: { authorization } })
     expect(response.status).toBe(401)
     expect(response.body.error.code).toBe('invalid_api_key')
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="bula", error="invalid_token"')
   })
 
   it('refuses a publishable key outside its scope with permission_error', async () => {
