@@ -4,6 +4,7 @@ import { newId } from '../ids.js'
 import { dashboardLoginRouter, dashboardRouter } from './dashboard/router.js'
 import { DashboardSessions } from './dashboard/sessions.js'
 import { errorHandler, notFoundHandler } from './errors.js'
+import { jsonBody } from './json-body.js'
 import { openApiRouter } from './openapi.js'
 import { checkoutPagesRouter } from './pages/checkout.js'
 import { invoicePagesRouter } from './pages/invoice.js'
@@ -57,7 +58,7 @@ export function createApp({ ctx, version, log, logRequests }: AppOptions): Expre
     })
     next()
   })
-  app.use(express.json({ limit: '1mb' }))
+  app.use(jsonBody())
   const dashboardSessions = new DashboardSessions(() => ctx.clock.wallNow())
   app.use('/_sim/state', stateRouter(ctx))
   app.use('/_sim/dashboard', dashboardLoginRouter(ctx, dashboardSessions))
