@@ -112,6 +112,16 @@ describe('--allowed-host app', () => {
     expect(endpoint.body.endpoint.url).toBe('http://app:3000/webhooks')
   })
 
+  it('a state import of its own export keeps those URLs', async () => {
+    const { keys } = await signupMerchant(serverWithApp.baseUrl)
+    const api = client(serverWithApp.baseUrl, keys.secret)
+    await api.post('/v1/checkout-sessions', { amount: 500, currency: 'FJD', successUrl: 'http://app:3000/done' }, idempotent())
+    await api.post('/v1/webhook-endpoints', { url: 'http://app:3000/webhooks' })
+    const state = await api.get('/_sim/state')
+    const imported = await api.post('/_sim/state/import', state.body)
+    expect(imported.status).toBe(200)
+  })
+
   it('without the flag, the same URLs are refused', async () => {
     const { keys } = await signupMerchant(server.baseUrl)
     const api = client(server.baseUrl, keys.secret)
