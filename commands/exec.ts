@@ -1,6 +1,7 @@
 import { Args, Command, Flags } from '@oclif/core'
 import { constants } from 'node:os'
 import path from 'node:path'
+import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
 
 /**
  * Signals that stop the command and then the simulator: Ctrl-C, a
@@ -32,6 +33,7 @@ export default class Exec extends Command {
     import: Flags.string({ description: 'Start from this state file (from `bula state export` or --export-on-exit).' }),
     'export-on-exit': Flags.string({ description: 'Write the state to this file when the command ends.' }),
     verbose: Flags.boolean({ description: 'Print the simulator request log on stderr.' }),
+    'allowed-host': allowedHostFlag,
   }
 
   async run(): Promise<void> {
@@ -52,6 +54,7 @@ export default class Exec extends Command {
         exportOnExit: flags['export-on-exit'] ? path.resolve(flags['export-on-exit']) : undefined,
         log,
         logRequests: flags.verbose === true,
+        allowedHosts: flags['allowed-host'],
       })
     } catch (error) {
       if (error instanceof StartError) this.error(error.message, { exit: error.exitCode })

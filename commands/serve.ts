@@ -1,5 +1,6 @@
 import { Command, Flags } from '@oclif/core'
 import path from 'node:path'
+import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
 
 export default class Serve extends Command {
   static override summary = 'Run the simulator: the full API, hosted pages and the clock, on your machine.'
@@ -12,6 +13,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     '<%= config.bin %> serve --port 0 --json --memory',
     '<%= config.bin %> serve --data ./ci-data.json --port 4242',
     '<%= config.bin %> serve --memory --import fixtures/state.json --export-on-exit out/state.json',
+    '<%= config.bin %> serve --host 0.0.0.0 --allowed-host bula --allowed-host app',
   ]
 
   static override flags = {
@@ -28,6 +30,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     quiet: Flags.boolean({ description: 'No request log lines.' }),
     import: Flags.string({ description: 'Replace the data with this state file at start (from --export-on-exit or `bula exec`).' }),
     'export-on-exit': Flags.string({ description: 'Write the whole state to this file when the simulator stops.' }),
+    'allowed-host': allowedHostFlag,
   }
 
   async run(): Promise<void> {
@@ -48,6 +51,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
         logRequests: !flags.quiet,
         importFile: flags.import ? path.resolve(flags.import) : undefined,
         exportOnExit: flags['export-on-exit'] ? path.resolve(flags['export-on-exit']) : undefined,
+        allowedHosts: flags['allowed-host'],
       })
     } catch (error) {
       if (error instanceof StartError) this.error(error.message, { exit: error.exitCode })

@@ -16,6 +16,8 @@ export interface ServiceContext {
   clock: ClockService
   /** The simulator's base URL, for hosted links; set once the server listens. */
   urls: { base: string }
+  /** Names given with `--allowed-host`: served like loopback, and accepted in http URLs in test mode (contract §4). */
+  allowedHosts: readonly string[]
   templates: Templates
   rateLimits: RateLimiter
   log: (line: string) => void
@@ -33,6 +35,7 @@ export function createServiceContext(options: {
   wall: WallClock
   log: (line: string) => void
   webhookTimeoutMs?: number
+  allowedHosts?: readonly string[]
 }): ServiceContext {
   const clock = new ClockService({
     store: options.store,
@@ -44,6 +47,7 @@ export function createServiceContext(options: {
     store: options.store,
     clock,
     urls: { base: '' },
+    allowedHosts: options.allowedHosts ?? [],
     templates: new Templates(),
     rateLimits: new RateLimiter(),
     log: options.log,

@@ -5,6 +5,7 @@ import { bulaVersion } from '../src/package-root.js'
 import { systemWallClock, type WallClock } from './clock/wall-clock.js'
 import { createServiceContext, type ServiceContext } from './context.js'
 import { seedDemoMerchants, type DemoMerchants } from './demo.js'
+import { allowedHostName } from './domain/urls.js'
 import { registerDeliveryJobs } from './events/delivery.js'
 import { createApp } from './http/app.js'
 import { registerCheckoutJobs } from './services/checkout-sessions.js'
@@ -27,6 +28,11 @@ export interface StartOptions {
   importFile?: string
   /** Where to write the state when the server closes. */
   exportOnExit?: string
+  /**
+   * Host names (`--allowed-host`) served besides localhost and IP addresses,
+   * and accepted in http URLs in test mode, e.g. a compose service's name.
+   */
+  allowedHosts?: readonly string[]
 }
 
 export interface RunningServer {
@@ -55,6 +61,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const host = options.host ?? '127.0.0.1'
   const version = bulaVersion()
+  let allowedHosts: string[]
+  try {
+    allowedHosts = (options.allowedHosts ?? []).map(allowedHostName)
+  } catch (error) {
+    throw new StartError((error as Error).message, 1)
+  }
   const { store } = await openStore<Collections>({
     file: options.dataFile,
     collections: COLLECTION_NAMES,
@@ -71,13 +83,19 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     })
     replaceState(store, state)
   }
-  const ctx = createServiceContext({ store, wall: options.wall ?? systemWallClock, log, webhookTimeoutMs: options.webhookTimeoutMs })
+  const ctx = createServiceContext({
+    store,
+    wall: options.wall ?? systemWallClock,
+    log,
+    webhookTimeoutMs: options.webhookTimeoutMs,
+    allowedHosts,
+  })
   registerCheckoutJobs(ctx)
   registerDeliveryJobs(ctx)
   registerPayoutJobs(ctx)
   if (options.importFile) await store.commit()
 
-  const app = createApp({ ctx, version, log, logRequests: options.logRequests ?? true })
+  const app = createApp({ ctx, version, log, logRequests: options.logRequests ?? true, listenHost: host })
   const server: Server = app.listen(options.port ?? 4111, host)
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))])

@@ -35,6 +35,12 @@ export interface StartSimulatorOptions {
   /** Log lines (requests, warnings); silent by default. */
   log?: (line: string) => void
   webhookTimeoutMs?: number
+  /**
+   * Host names served besides localhost and IP addresses, whose http URLs
+   * (success/cancel URLs, webhook endpoints) test mode accepts too: the
+   * `--allowed-host` of `bula serve`.
+   */
+  allowedHosts?: readonly string[]
 }
 
 const idOf = (merchant: TestMerchant | string): string => (typeof merchant === 'string' ? merchant : merchant.id)
@@ -56,6 +62,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     log: options.log ?? (() => {}),
     logRequests: options.log !== undefined,
     webhookTimeoutMs: options.webhookTimeoutMs,
+    allowedHosts: options.allowedHosts,
   }
   const server = await startServer(start)
   const { ctx } = server

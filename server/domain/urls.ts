@@ -1,12 +1,34 @@
 import type { Mode } from '../../src/schemas/index.js'
 
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
+
 /**
- * HTTPS everywhere the spec asks for it; test mode also accepts loopback
- * http (`localhost`, `127.0.0.1`, `[::1]`), so local apps and receivers work
+ * HTTPS everywhere the spec asks for it; test mode also accepts http on
+ * loopback (`localhost`, `127.0.0.1`, `[::1]`) and on the names given with
+ * `--allowed-host` (say, compose services), so local apps and receivers work
  * (contract §4).
  */
-export function isAllowedUrl(url: string, mode: Mode): boolean {
+export function isAllowedUrl(url: string, mode: Mode, allowedHosts: readonly string[]): boolean {
   const parsed = new URL(url)
   if (parsed.protocol === 'https:') return true
-  return mode === 'test' && parsed.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname)
+  if (mode !== 'test' || parsed.protocol !== 'http:') return false
+  return LOOPBACK_NAMES.includes(parsed.hostname) || allowedHosts.includes(parsed.hostname)
+}
+
+/**
+ * An `--allowed-host` value as URLs and Host headers spell it: lower case,
+ * no scheme, port or path (`app`, `api.test`, `10.0.0.5`, `[fd00::5]`).
+ * Anything else could never match, so it is refused rather than ignored.
+ */
+export function allowedHostName(input: string): string {
+  let hostname: string | undefined
+  try {
+    hostname = new URL(`http://${input}`).hostname
+  } catch {
+    hostname = undefined
+  }
+  if (input === '' || hostname !== input.toLowerCase()) {
+    throw new Error(`Invalid allowed host "${input}": give a host name alone, without scheme, port or path, e.g. --allowed-host app.`)
+  }
+  return hostname
 }

@@ -4,6 +4,8 @@ import { newId } from '../ids.js'
 import { dashboardLoginRouter, dashboardRouter } from './dashboard/router.js'
 import { DashboardSessions } from './dashboard/sessions.js'
 import { errorHandler, notFoundHandler } from './errors.js'
+import { hostCheck } from './host-check.js'
+import { jsonBody } from './json-body.js'
 import { openApiRouter } from './openapi.js'
 import { checkoutPagesRouter } from './pages/checkout.js'
 import { invoicePagesRouter } from './pages/invoice.js'
@@ -23,13 +25,15 @@ export interface AppOptions {
   log: (line: string) => void
   /** One line per request: method, path, status, latency, request id. */
   logRequests: boolean
+  /** The address or name the server listens on (`--host`); a name there is a Host the server answers to. */
+  listenHost?: string
 }
 
 /** A dashboard login link works once, but a log line outlives it: the token stays out of the log. */
 const withoutLoginToken = (url: string): string => url.replace(/^\/dashboard\/login\/[^/?#]+/, '/dashboard/login/…')
 
 /** The whole HTTP surface. Never listens: start.ts and tests do. */
-export function createApp({ ctx, version, log, logRequests }: AppOptions): Express {
+export function createApp({ ctx, version, log, logRequests, listenHost }: AppOptions): Express {
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
@@ -57,7 +61,9 @@ export function createApp({ ctx, version, log, logRequests }: AppOptions): Expre
     })
     next()
   })
-  app.use(express.json({ limit: '1mb' }))
+  // Before every route and body parser: nothing answers a name that DNS rebinding could have pointed here.
+  app.use(hostCheck(listenHost === undefined ? ctx.allowedHosts : [...ctx.allowedHosts, listenHost.toLowerCase()]))
+  app.use(jsonBody())
   const dashboardSessions = new DashboardSessions(() => ctx.clock.wallNow())
   app.use('/_sim/state', stateRouter(ctx))
   app.use('/_sim/dashboard', dashboardLoginRouter(ctx, dashboardSessions))

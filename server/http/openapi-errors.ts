@@ -25,6 +25,10 @@ const CATALOG = {
     status: 403,
     when: 'a test key changing what moves live money (payout destination and schedule, live providers, live payout faults, verification) once the merchant has live keys',
   },
+  host_not_allowed: {
+    status: 403,
+    when: 'a `Host` header that is not localhost, an IP address or a name given with `--allowed-host` (DNS rebinding)',
+  },
   business_only: { status: 403, when: 'an individual account using what only business accounts have' },
   not_found: { status: 404, when: 'no such object for this merchant and mode' },
   method_not_allowed: { status: 405, when: 'a method the path does not take', headers: ['Allow'] },

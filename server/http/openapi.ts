@@ -125,7 +125,8 @@ const CATALOG_ORDER = Object.keys(ERROR_CODES) as ErrorCode[]
 
 /** What every route of its kind can answer; the spec adds the route's own codes (docs/openapi.md). */
 function commonErrors(method: HttpMethod, auth: RouteAuth, findsById: boolean, writes: boolean): ErrorCode[] {
-  const codes: ErrorCode[] = ['invalid_request', 'internal_error']
+  // Every route sits behind the Host check (server/http/host-check.ts).
+  const codes: ErrorCode[] = ['invalid_request', 'host_not_allowed', 'internal_error']
   if (auth !== 'none') codes.push('missing_api_key', 'invalid_api_key')
   if (auth === 'secret') codes.push('publishable_key_forbidden')
   if (findsById) codes.push('not_found')

@@ -44,8 +44,8 @@ type CreateFingerprint = Pick<CreateCheckoutSessionRequest, 'amount' | 'currency
 const sameCreate = (a: CreateFingerprint, b: CreateFingerprint): boolean =>
   a.amount === b.amount && a.currency === b.currency && a.quote?.amount === b.quote?.amount && a.quote?.currency === b.quote?.currency
 
-function checkRedirectUrl(url: string | undefined, param: string, mode: Mode): void {
-  if (url !== undefined && !isAllowedUrl(url, mode)) {
+function checkRedirectUrl(ctx: ServiceContext, url: string | undefined, param: string, mode: Mode): void {
+  if (url !== undefined && !isAllowedUrl(url, mode, ctx.allowedHosts)) {
     throw invalidRequest(
       mode === 'test' ? `${param} must be HTTPS (or http on localhost in test mode).` : `${param} must be HTTPS in live mode.`,
       param,
@@ -127,8 +127,8 @@ export function createSession(
   ctx.rateLimits.take(caller.key.id, caller.key.type, now)
   const fingerprint: CreateFingerprint = { amount: request.amount, currency: request.currency, quote: request.quote }
   return runIdempotent(ctx, { caller, route: CREATE_ROUTE, key: idempotencyKey }, fingerprint, sameCreate, () => {
-    checkRedirectUrl(request.successUrl, 'successUrl', mode)
-    checkRedirectUrl(request.cancelUrl, 'cancelUrl', mode)
+    checkRedirectUrl(ctx, request.successUrl, 'successUrl', mode)
+    checkRedirectUrl(ctx, request.cancelUrl, 'cancelUrl', mode)
     const expiresAt = request.expiresAt ?? now + MAX_EXPIRY_MS
     if (expiresAt < now + MIN_EXPIRY_MS || expiresAt > now + MAX_EXPIRY_MS) {
       throw invalidRequest(`expiresAt must be 30 minutes to 24 hours from now (${now}, merchant clock).`, 'expiresAt')

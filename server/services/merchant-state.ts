@@ -201,7 +201,7 @@ function checkReferences(ctx: ServiceContext, caller: Caller, docs: StateDocs): 
   const refuse = (name: string, index: number, field: string, why: string): never => {
     throw invalidRequest(`${recordPath(name, index, field)} ${why}`, recordPath(name, index, field))
   }
-  const urlAllowed = (url: string | null) => url === null || isAllowedUrl(url, mode)
+  const urlAllowed = (url: string | null) => url === null || isAllowedUrl(url, mode, ctx.allowedHosts)
   const notHere = 'names no object of this file.'
 
   docs.checkoutSessions.forEach((session, i) => {

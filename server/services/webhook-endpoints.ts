@@ -26,7 +26,7 @@ const withSecret = (endpoint: WebhookEndpointRecord, now: number): WebhookEndpoi
 
 /** The endpoint hears the mode of the key that registered it. */
 export function registerEndpoint(ctx: ServiceContext, caller: Caller, request: CreateWebhookEndpointRequest): WebhookEndpointWithSecret {
-  if (!isAllowedUrl(request.url, caller.mode)) {
+  if (!isAllowedUrl(request.url, caller.mode, ctx.allowedHosts)) {
     throw invalidRequest(
       caller.mode === 'test' ? 'url must be HTTPS (or http on localhost in test mode).' : 'url must be HTTPS in live mode.',
       'url',

@@ -1,0 +1,79 @@
+import type { RequestHandler } from 'express'
+import { isIP } from 'node:net'
+import { ApiError } from '../../src/errors.js'
+import { escapeHtml } from '../templates.js'
+import { htmlPageHeaders } from './pages/headers.js'
+
+/**
+ * The name part of a Host header, lower case, without the port; IPv6
+ * literals keep their brackets, as URLs write them. Undefined when there is
+ * no name to read (a `[` with no `]`).
+ */
+function hostnameOf(host: string): string | undefined {
+  const trimmed = host.trim().toLowerCase()
+  if (trimmed.startsWith('[')) {
+    const end = trimmed.indexOf(']')
+    return end < 0 ? undefined : trimmed.slice(0, end + 1)
+  }
+  const colon = trimmed.indexOf(':')
+  return colon < 0 ? trimmed : trimmed.slice(0, colon)
+}
+
+const isIpLiteral = (hostname: string): boolean =>
+  hostname.startsWith('[') ? isIP(hostname.slice(1, -1)) === 6 : isIP(hostname) === 4
+
+/**
+ * DNS rebinding: a page on an attacker's name that later resolves to
+ * 127.0.0.1 is same-origin with this server in the browser, but its
+ * requests still carry the attacker's name in `Host`. So, as Vite does:
+ * IP literals pass (a browser sends one only when the page's own origin is
+ * that address), `localhost` and `*.localhost` pass (browsers resolve them
+ * to loopback without DNS), and any other name must be listed.
+ */
+function isHostAllowed(hostname: string, allowedNames: readonly string[]): boolean {
+  return (
+    isIpLiteral(hostname) || hostname === 'localhost' || hostname.endsWith('.localhost') || allowedNames.includes(hostname)
+  )
+}
+
+function refusal(hostname: string | undefined): ApiError {
+  const message =
+    hostname === undefined || hostname === ''
+      ? 'This request has no host name in its Host header, so it is refused (the simulator checks Host against DNS rebinding). ' +
+        'Send HTTP/1.1 with a Host header; to reach the simulator by a name other than localhost or an IP address, start bula serve with --allowed-host <name>.'
+      : `Host "${hostname}" is not allowed: the simulator answers localhost, IP addresses and the names it was started with, against DNS rebinding. ` +
+        `If you reach it by this name on purpose (a compose service, a LAN name), start bula serve with --allowed-host ${hostname}.`
+  return new ApiError(403, 'host_not_allowed', message)
+}
+
+const refusalPageHeaders = htmlPageHeaders({ contentSecurityPolicy: "default-src 'none'", referrerPolicy: 'no-referrer' })
+
+/**
+ * Refuses, with 403 `host_not_allowed`, every request whose Host is not an
+ * IP literal, `localhost`/`*.localhost` or one of `allowedNames`; a browser
+ * gets the same message as a small page. Runs before any route or body
+ * parser, so no surface (API, `/_sim`, pages, dashboard) answers a rebound name.
+ */
+export function hostCheck(allowedNames: readonly string[]): RequestHandler {
+  return (req, res, next) => {
+    const hostname = req.headers.host === undefined ? undefined : hostnameOf(req.headers.host)
+    if (hostname !== undefined && isHostAllowed(hostname, allowedNames)) {
+      next()
+      return
+    }
+    const error = refusal(hostname)
+    if (req.accepts(['json', 'html']) !== 'html') {
+      next(error)
+      return
+    }
+    refusalPageHeaders(req, res, () => {
+      res
+        .status(error.status)
+        .type('html')
+        .send(
+          '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host not allowed</title></head>' +
+            `<body><h1>Host not allowed</h1><p>${escapeHtml(error.message)}</p></body></html>\n`,
+        )
+    })
+  }
+}
