@@ -40,6 +40,16 @@ export function findUsableKey(ctx: ServiceContext, plaintext: string): ApiKeyRec
 }
 
 /**
+ * Whether a key that authenticated earlier (a stream, a dashboard sign-in)
+ * still would now: not revoked, not past its rotation overlap on the
+ * merchant's clock. Read from the store, so a revoke is seen at once.
+ */
+export function keyStillUsable(ctx: ServiceContext, key: ApiKeyRecord): boolean {
+  const current = ctx.store.get('apiKeys', key.id)
+  return current !== undefined && keyIsUsable(current, ctx.clock.now(current.merchantId))
+}
+
+/**
  * A key manages keys of its own mode only (contract §3), so a leaked test
  * key can never mint a live key.
  */

@@ -3,6 +3,7 @@ import express, { type Request, type Response, type Router } from 'express'
 import { ApiError } from '../../../src/errors.js'
 import type { Mode } from '../../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../../context.js'
+import { keyStillUsable } from '../../services/api-keys.js'
 import { StoreWriteError } from '../../store/types.js'
 import { escapeHtml, safe, type SafeHtml, type TemplateValue } from '../../templates.js'
 import { htmlPageHeaders } from '../pages/headers.js'
@@ -312,7 +313,8 @@ export class DashboardKit {
   signedIn(req: Request, res: Response): Dash | undefined {
     const session = this.sessions.find(readCookie(req, SESSION_COOKIE) ?? '')
     const merchant = session && this.ctx.store.get('merchants', session.merchantId)
-    if (!session || !merchant) {
+    // A session lasts only while the key it signed in with still authenticates (revoked, or past its overlap: signed out).
+    if (!session || !merchant || !keyStillUsable(this.ctx, session.key)) {
       if (session) this.sessions.end(session.id)
       if (req.method === 'GET' || req.method === 'HEAD') {
         res.redirect(303, dashPath('/sign-in'))

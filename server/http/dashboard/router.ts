@@ -4,7 +4,7 @@ import { ApiError } from '../../../src/errors.js'
 import { dashboardLoginLinkSchema, emptyBodySchema, modeSchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { parseKeyPrefix } from '../../domain/api-key.js'
-import { findUsableKey } from '../../services/api-keys.js'
+import { findUsableKey, keyStillUsable } from '../../services/api-keys.js'
 import { safe } from '../../templates.js'
 import { authenticate, callerOf } from '../auth.js'
 import { handle } from '../handle.js'
@@ -87,6 +87,11 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
     const session = sessions.redeemLoginLink(String(req.params.token))
     if (!session) {
       signInPage(res, 401, 'That sign-in link has been used or has expired. Run `bula dashboard` again, or sign in with a secret key.')
+      return
+    }
+    if (!keyStillUsable(ctx, session.key)) {
+      sessions.end(session.id)
+      signInPage(res, 401, 'That sign-in link was made with a key that has since been revoked or has expired. Sign in with a key that works.')
       return
     }
     setSessionCookie(res, session)

@@ -3,11 +3,14 @@ import { requestLogQuerySchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { eventsAfter } from '../../events/event-log.js'
 import { eventPayload, type EventRecord } from '../../events/payload.js'
+import { keyStillUsable } from '../../services/api-keys.js'
 import { matches, present, type LoggedRequest } from '../../services/request-log.js'
 import { callerOf } from '../auth.js'
 import { parseWith } from '../validate.js'
 
 const HEARTBEAT_MS = 15_000
+/** How often an open stream checks that its key still authenticates: a revoked key's stream ends within this. */
+const KEY_CHECK_MS = 500
 
 interface SseMessage {
   id?: string
@@ -17,7 +20,10 @@ interface SseMessage {
 
 /**
  * Server-Sent Events from the context's bus: `channel` items the caller may
- * see, formatted as messages, until the client leaves or the server stops.
+ * see, formatted as messages, until the client leaves, the server stops, or
+ * the key that opened the stream stops authenticating (revoked, or past its
+ * rotation overlap): a stream never outlives its key by more than about
+ * half a second (docs/security.md).
  */
 function serveSse<T>(
   ctx: ServiceContext,
@@ -27,21 +33,30 @@ function serveSse<T>(
   toMessage: (item: T) => SseMessage | undefined,
   backlog: readonly T[] = [],
 ): void {
+  const { key } = callerOf(res)
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' })
-  const send = (item: T): void => {
-    const message = toMessage(item)
-    if (!message) return
-    res.write(`${message.id ? `id: ${message.id}\n` : ''}event: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`)
-  }
   res.write('retry: 1000\n: connected\n\n')
-  for (const item of backlog) send(item)
   const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
-  const stop = (): void => {
+  const keyCheck = setInterval(() => {
+    if (!keyStillUsable(ctx, key)) stop()
+  }, KEY_CHECK_MS)
+  function stop(): void {
     clearInterval(heartbeat)
+    clearInterval(keyCheck)
     ctx.eventBus.off(channel, send)
     ctx.eventBus.off('shutdown', stop)
     res.end()
   }
+  function send(item: T): void {
+    const message = toMessage(item)
+    if (!message) return
+    if (!keyStillUsable(ctx, key)) {
+      stop()
+      return
+    }
+    res.write(`${message.id ? `id: ${message.id}\n` : ''}event: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`)
+  }
+  for (const item of backlog) send(item)
   ctx.eventBus.on(channel, send)
   ctx.eventBus.on('shutdown', stop)
   req.on('close', stop)

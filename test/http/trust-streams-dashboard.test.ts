@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../server/start.js'
+import { DashboardAgent } from '../helpers/dashboard.js'
+import { DAY, call, client, signupMerchant, startTestServer } from '../helpers/http.js'
+
+// Issue 12, items 7 and 10: what a key opened lasts only as long as the key (docs/security.md).
+
+let server: RunningServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(() => server.close())
+
+/** A merchant with a second secret key, the one the attack is made with, and the id of that key. */
+async function merchantWithSpareKey() {
+  const { keys } = await signupMerchant(server.baseUrl)
+  const owner = client(server.baseUrl, keys.secret)
+  const spare = (await owner.post('/v1/api-keys', { type: 'secret' })).body.key as { id: string; plaintext: string }
+  return { owner, spare }
+}
+
+/** Opens a stream and resolves with how long after `trigger` ran the server ended it (or rejects after `withinMs`). */
+async function streamEndsAfter(path: string, secret: string, trigger: () => Promise<unknown>, withinMs = 3000): Promise<number> {
+  const controller = new AbortController()
+  const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${secret}` }, signal: controller.signal })
+  expect(response.status).toBe(200)
+  const reader = response.body!.getReader()
+  await reader.read() // the "connected" comment
+  await trigger()
+  const triggered = performance.now()
+  const timeout = setTimeout(() => controller.abort(), withinMs)
+  try {
+    for (;;) {
+      const { done } = await reader.read()
+      if (done) return performance.now() - triggered
+    }
+  } catch {
+    throw new Error(`${path} was still open ${withinMs} ms after its key stopped working`)
+  } finally {
+    clearTimeout(timeout)
+  }
+}
+
+describe('streams close with their key (item 7)', () => {
+  it.each(['/_sim/events/stream', '/_sim/logs/stream'])('%s ends within a second of its key being revoked', async (path) => {
+    const { owner, spare } = await merchantWithSpareKey()
+    const closedAfter = await streamEndsAfter(path, spare.plaintext, () => owner.post(`/v1/api-keys/${spare.id}/revoke`))
+    expect(closedAfter).toBeLessThan(1000)
+    // Reconnecting with it is refused.
+    expect((await call(server.baseUrl, 'GET', path, { key: spare.plaintext })).status).toBe(401)
+  })
+
+  it('a stream opened with a rotated key ends once the clock passes its overlap', async () => {
+    const { owner, spare } = await merchantWithSpareKey()
+    const rotated = (await owner.post(`/v1/api-keys/${spare.id}/rotate`)).body
+    expect(rotated.key.plaintext).toMatch(/^sk_test_/)
+    const closedAfter = await streamEndsAfter('/_sim/events/stream', spare.plaintext, () => owner.post('/_sim/clock/advance', { ms: 3 * DAY + 1 }))
+    expect(closedAfter).toBeLessThan(1000)
+  })
+
+  it('a stream whose key still works stays open and keeps delivering', async () => {
+    const { owner, spare } = await merchantWithSpareKey()
+    const controller = new AbortController()
+    const response = await fetch(`${server.baseUrl}/_sim/events/stream`, { headers: { authorization: `Bearer ${spare.plaintext}` }, signal: controller.signal })
+    const reader = response.body!.getReader()
+    await reader.read()
+    await new Promise((resolve) => setTimeout(resolve, 1200))
+    const session = (await owner.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD' }, { headers: { 'idempotency-key': 'open-stream' } })).body
+    await owner.post(`/v1/checkout-sessions/${session.id}/cancel`)
+    let text = ''
+    while (!text.includes('checkout_session.cancelled')) text += new TextDecoder().decode((await reader.read()).value)
+    controller.abort()
+  })
+})
+
+describe('dashboard sign-ins last only as long as their key (item 10)', () => {
+  it('refuses a login link made with a key revoked since', async () => {
+    const { owner, spare } = await merchantWithSpareKey()
+    const link = await call(server.baseUrl, 'POST', '/_sim/dashboard/login-links', { key: spare.plaintext })
+    expect(link.status).toBe(201)
+    await owner.post(`/v1/api-keys/${spare.id}/revoke`)
+    const agent = new DashboardAgent(server.baseUrl)
+    const landed = await agent.get(new URL(link.body.url).pathname)
+    expect(landed.status).toBe(401)
+    expect(landed.html).toContain('made with a key that has since been revoked')
+    expect(agent.signedIn).toBe(false)
+  })
+
+  it('ends a dashboard session whose key was revoked: no page, no new key', async () => {
+    const { owner, spare } = await merchantWithSpareKey()
+    const agent = await DashboardAgent.signIn(server.baseUrl, spare.plaintext)
+    const developers = await agent.get('/dashboard/developers')
+    expect(developers.status).toBe(200)
+    const keysBefore = (await owner.get('/v1/api-keys')).body.data.length
+    await owner.post(`/v1/api-keys/${spare.id}/revoke`)
+    const page = await agent.get('/dashboard/developers')
+    expect(page.status).toBe(303)
+    expect(page.location).toContain('/dashboard/sign-in')
+    // A form filled in before the revoke is refused too.
+    const minted = await agent.post('/dashboard/developers/keys', { _csrf: /name="_csrf" value="([^"]+)"/.exec(developers.html)![1]!, type: 'secret' })
+    expect(minted.status).toBe(403)
+    expect((await owner.get('/v1/api-keys')).body.data.length).toBe(keysBefore)
+  })
+})
