@@ -37,10 +37,12 @@ export function createServiceContext(options: {
   webhookTimeoutMs?: number
   allowedHosts?: readonly string[]
 }): ServiceContext {
+  const webhookTimeoutMs = options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS
   const clock = new ClockService({
     store: options.store,
     wall: options.wall,
     onError: (error, what) => options.log(`${what} failed: ${error instanceof Error ? error.message : String(error)}`),
+    networkWaitMs: webhookTimeoutMs,
   })
   const eventBus = new EventEmitter().setMaxListeners(0)
   return {
@@ -52,7 +54,7 @@ export function createServiceContext(options: {
     rateLimits: new RateLimiter(),
     log: options.log,
     eventBus,
-    webhookTimeoutMs: options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+    webhookTimeoutMs,
     requestLog: new RequestLog(eventBus),
   }
 }

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks'
 import { invalidRequest } from '../../src/errors.js'
 import { MAX_ADVANCE_MS, type AdvanceClockRequest, type AdvanceClockResponse, type RanAction } from '../../src/schemas/clock.js'
 import { newId } from '../ids.js'
@@ -12,6 +13,10 @@ export type JobHandler = (job: JobRecord) => string | void | Promise<string | vo
 
 /** Longest wait between two looks at the queue, so a change of the system clock is noticed. */
 const MAX_TIMER_MS = 60_000
+/** Jobs of one merchant waiting on the network (webhook deliveries) at once: receivers are called concurrently, within this bound. */
+export const MAX_IN_FLIGHT = 16
+
+const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as Promise<unknown> | undefined)?.then === 'function'
 
 /**
  * The merchants' clocks (real time plus a per-merchant offset) and the
@@ -26,6 +31,10 @@ export class ClockService {
   private readonly locks = new Map<string, Promise<unknown>>()
   /** While a job runs, its merchant's clock reads the job's due time exactly. */
   private readonly pinned = new Map<string, number>()
+  /** During an advance, the merchant's clock reads at most its target, however long receivers take to answer. */
+  private readonly ceilings = new Map<string, number>()
+  /** Jobs whose handlers still await the network (a delivery), per merchant, with the job each is for. */
+  private readonly inFlight = new Map<string, Map<Promise<void>, JobRecord>>()
   private seq = 0
   private timer: NodeJS.Timeout | undefined
   private timerAt = Infinity
@@ -38,6 +47,12 @@ export class ClockService {
       wall: WallClock
       /** A failed action is reported and skipped, never retried in a loop. */
       onError: (error: unknown, what: string) => void
+      /**
+       * How long, in all, one advance (or tick) waits for jobs that await the
+       * network before it goes on without them; they finish in the background.
+       * The webhook timeout: one hung receiver costs an advance one timeout.
+       */
+      networkWaitMs?: number
     },
   ) {
     this.reload()
@@ -59,7 +74,7 @@ export class ClockService {
     const pinned = this.pinned.get(merchantId)
     if (pinned !== undefined) return pinned
     const merchant = this.deps.store.get('merchants', merchantId)
-    return this.deps.wall.now() + (merchant?.clockOffsetMs ?? 0)
+    return Math.min(this.deps.wall.now() + (merchant?.clockOffsetMs ?? 0), this.ceilings.get(merchantId) ?? Infinity)
   }
 
   /** Real time in Unix seconds, for what must not follow the merchant's clock (webhook signature timestamps, contract §5). */
@@ -89,6 +104,13 @@ export class ClockService {
     this.deps.store.delete('jobs', jobId)
   }
 
+  /**
+   * Moves the merchant's clock to `to`, or `ms` ahead, running every job due
+   * on the way in time order. The clock lands exactly on the target: real
+   * time spent waiting for receivers during the advance is not added (until
+   * the answer, the clock reads at most the target), so a 24-hour advance
+   * moves the clock 24 hours, never 24 hours and the seconds it took.
+   */
   async advance(merchantId: string, request: AdvanceClockRequest): Promise<AdvanceClockResponse> {
     return this.withLock(merchantId, async () => {
       const start = this.now(merchantId)
@@ -97,17 +119,18 @@ export class ClockService {
       if (target - start > MAX_ADVANCE_MS) {
         throw invalidRequest(`One advance moves the clock at most ${MAX_ADVANCE_MS} ms (400 days).`, 'to')
       }
-      const originalOffset = this.offset(merchantId)
-      const ran = await this.runDue(merchantId, target, true)
-      // `ms` moves the offset by exactly that much; `to` makes the clock read exactly
-      // `to` now. Either way it ends at or past the target and never goes back.
-      const wanted = request.to === undefined ? originalOffset + (target - start) : target - this.deps.wall.now()
-      this.setOffset(merchantId, Math.max(this.offset(merchantId), wanted))
-      // Read before the disk write, so the answer shows the time the advance reached.
-      const reached = { now: this.now(merchantId), offsetMs: this.offset(merchantId), ran }
-      await this.deps.store.commit()
-      this.arm()
-      return reached
+      this.ceilings.set(merchantId, target)
+      try {
+        const ran = await this.runDue(merchantId, target, true)
+        this.setOffset(merchantId, target - this.deps.wall.now())
+        // Read before the disk write, so the answer shows the time the advance reached.
+        const reached = { now: this.now(merchantId), offsetMs: this.offset(merchantId), ran }
+        await this.deps.store.commit()
+        return reached
+      } finally {
+        this.ceilings.delete(merchantId)
+        this.arm()
+      }
     })
   }
 
@@ -116,12 +139,13 @@ export class ClockService {
     this.arm()
   }
 
-  /** Stops the timer and waits for actions already running. */
+  /** Stops the timer and waits for actions already running, those finishing in the background too. */
   async stop(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
     this.timer = undefined
     await Promise.allSettled([...this.locks.values()])
+    await Promise.allSettled([...this.inFlight.values()].flatMap((jobs) => [...jobs.keys()]))
   }
 
   private enqueue(job: JobRecord): void {
@@ -138,36 +162,110 @@ export class ClockService {
     if (merchant && merchant.clockOffsetMs !== clockOffsetMs) this.deps.store.put('merchants', { ...merchant, clockOffsetMs })
   }
 
-  /** Runs the merchant's jobs due at or before `target` in time order, including jobs they schedule. */
+  /**
+   * Runs the merchant's jobs due at or before `target` in time order,
+   * including jobs they schedule. A job whose handler awaits the network (a
+   * webhook delivery) is not waited for on its own: the loop goes on with
+   * jobs due at the same time, so receivers are called concurrently (at most
+   * MAX_IN_FLIGHT), and waits for them before a later time, because what
+   * they schedule (a retry) may fall due before it. That waiting has one
+   * budget per run (`networkWaitMs`); once spent, jobs still waiting finish
+   * in the background and schedule their retries when they do, so a hung
+   * receiver holds an advance about one webhook timeout, not one per attempt.
+   */
   private async runDue(merchantId: string, target: number, moveClock: boolean): Promise<RanAction[]> {
     const ran: RanAction[] = []
     const heap = this.heaps.get(merchantId)
     if (!heap) return ran
-    for (let entry = heap.peek(); entry && entry.dueAt <= target; entry = heap.peek()) {
+    const inFlight = this.inFlightOf(merchantId)
+    // Real waiting, measured on a monotonic clock: the wall clock (and a test's manual one) is about dates.
+    const deadline = performance.now() + (this.deps.networkWaitMs ?? 0)
+    const budgetLeft = (): boolean => performance.now() < deadline
+    /** Whether `ran` still takes descriptions: a job that finishes after the run has answered is not reported. */
+    let reporting = true
+    const startedHere = new Set<Promise<void>>()
+    for (;;) {
+      const entry = heap.peek()
+      const waitingFrom = Math.min(...[...inFlight.values()].map((job) => job.dueAt))
+      if (entry === undefined || entry.dueAt > target) {
+        // Nothing due now; jobs still waiting may schedule something that is (a retry).
+        if (inFlight.size === 0 || !budgetLeft()) break
+        await this.settle(inFlight, deadline, 'all')
+        continue
+      }
+      if (entry.dueAt > waitingFrom && budgetLeft()) {
+        await this.settle(inFlight, deadline, 'all')
+        continue
+      }
+      if (inFlight.size >= MAX_IN_FLIGHT) {
+        if (!budgetLeft()) break // every slot taken and the budget spent: the rest runs once they free up, as real time does
+        await this.settle(inFlight, deadline, 'one')
+        continue
+      }
       heap.pop()
       const job = this.deps.store.get('jobs', entry.id)
       if (!job) continue
       if (moveClock && job.dueAt > this.now(merchantId)) this.setOffset(merchantId, job.dueAt - this.deps.wall.now())
       this.deps.store.delete('jobs', job.id)
       const handler = this.handlers.get(job.kind)
+      let result: ReturnType<JobHandler>
       try {
         // Pinned for the handler's synchronous part only: a handler that awaits
         // (a webhook delivery) must not freeze the clock for other requests.
         this.pinned.set(merchantId, job.dueAt)
-        let result: ReturnType<JobHandler>
         try {
           result = handler ? handler(job) : `no handler for job kind ${job.kind}`
         } finally {
           this.pinned.delete(merchantId)
         }
-        const description = await result
-        if (description) ran.push({ at: job.dueAt, kind: job.kind, description })
       } catch (error) {
         this.deps.onError(error, `job ${job.kind} ${job.id}`)
+        continue
       }
+      if (!isPromise(result)) {
+        if (result) ran.push({ at: job.dueAt, kind: job.kind, description: result })
+        continue
+      }
+      const settled: Promise<void> = result.then(
+        (description) => {
+          if (description && reporting) ran.push({ at: job.dueAt, kind: job.kind, description })
+        },
+        (error: unknown) => this.deps.onError(error, `job ${job.kind} ${job.id}`),
+      )
+      inFlight.set(settled, job)
+      startedHere.add(settled)
+      void settled.finally(() => inFlight.delete(settled))
+    }
+    await this.settle(inFlight, deadline, 'all')
+    reporting = false
+    for (const [settled, job] of inFlight) {
+      if (!startedHere.has(settled)) continue
+      ran.push({ at: job.dueAt, kind: job.kind, description: `${job.kind} ${job.id} is still waiting for an answer; it finishes in the background` })
     }
     if (heap.size === 0) this.heaps.delete(merchantId)
-    return ran
+    return ran.sort((a, b) => a.at - b.at)
+  }
+
+  private inFlightOf(merchantId: string): Map<Promise<void>, JobRecord> {
+    let jobs = this.inFlight.get(merchantId)
+    if (!jobs) {
+      jobs = new Map()
+      this.inFlight.set(merchantId, jobs)
+    }
+    return jobs
+  }
+
+  /** Waits for all (or one) of the jobs in flight, but not past `deadline` (performance.now()). */
+  private async settle(inFlight: Map<Promise<void>, JobRecord>, deadline: number, which: 'all' | 'one'): Promise<void> {
+    const left = deadline - performance.now()
+    if (inFlight.size === 0 || left <= 0) return
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, left)
+    })
+    const jobs = [...inFlight.keys()]
+    await Promise.race([which === 'all' ? Promise.all(jobs) : Promise.race(jobs), timeout])
+    clearTimeout(timer)
   }
 
   private withLock<T>(merchantId: string, fn: () => Promise<T>): Promise<T> {

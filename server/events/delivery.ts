@@ -10,12 +10,14 @@ import {
   type DeliveryRecord,
   type WebhookEndpointRecord,
 } from '../domain/webhook-endpoint.js'
+import { DELIVER_JOB, registerTargetedJob, scheduleTargetedJob } from '../clock/targeted-jobs.js'
 import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { eventPayload, type EventRecord } from './payload.js'
 
-export const DELIVER_JOB = 'webhook.deliver'
 const RESPONSE_SNIPPET = 500
+/** The most of a receiver's answer the simulator reads: a receiver answering gigabytes costs it nothing (docs/webhooks.md). */
+export const MAX_RESPONSE_BYTES = 64 * 1024
 
 /** The endpoints that hear an event: every active endpoint of its merchant and mode. */
 export function activeEndpoints(ctx: ServiceContext, merchantId: string, mode: string): WebhookEndpointRecord[] {
@@ -55,7 +57,7 @@ export function enqueueDeliveries(
         failFirstAttempt: plan?.failFirstAttempt ?? false,
       }
       ctx.store.put('deliveries', delivery)
-      ctx.clock.schedule(event.merchantId, DELIVER_JOB, dueAt, { deliveryId: delivery.id })
+      scheduleTargetedJob(ctx, DELIVER_JOB, delivery, dueAt)
       return delivery
     })
   })
@@ -72,15 +74,50 @@ function drawFaults(ctx: ServiceContext, merchantId: string, mode: Mode): FaultP
 
 async function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Omit<DeliveryAttempt, 'at' | 'signedAt'>> {
   const started = performance.now()
+  const enough = new AbortController()
   try {
-    // Redirects are not followed: a receiver must answer at the registered URL.
-    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
-    const text = await response.text()
+    // Redirects are not followed: a receiver must answer at the registered URL. The timeout covers the answer's body too.
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.any([enough.signal, AbortSignal.timeout(timeoutMs)]),
+    })
+    const text = await readAtMost(response, MAX_RESPONSE_BYTES)
     return { status: response.status, error: null, latencyMs: Math.round(performance.now() - started), response: text.slice(0, RESPONSE_SNIPPET) }
   } catch (error) {
     const reason = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : describeFetchError(error)
     return { status: null, error: reason, latencyMs: Math.round(performance.now() - started), response: '' }
+  } finally {
+    // Whatever the receiver still sends is not read: the connection goes.
+    enough.abort()
   }
+}
+
+/**
+ * The start of an answer's body, at most `limit` bytes. An answer that
+ * stops coming (the timeout) keeps what arrived: the receiver's status
+ * line already said how the delivery went.
+ */
+async function readAtMost(response: Response, limit: number): Promise<string> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      size += value.byteLength
+    }
+  } catch {
+    // aborted by the timeout while reading
+  } finally {
+    void reader.cancel().catch(() => {})
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit))
 }
 
 function describeFetchError(error: unknown): string {
@@ -94,11 +131,14 @@ function describeFetchError(error: unknown): string {
  * receiver's 5-minute window works after a clock advance. A failure is
  * retried on the merchant's clock with the same event id.
  */
-async function attempt(ctx: ServiceContext, deliveryId: string, dueAt: number): Promise<string | void> {
-  const delivery = ctx.store.get('deliveries', deliveryId)
-  if (!delivery || delivery.status !== 'pending') return
-  const endpoint = ctx.store.get('webhookEndpoints', delivery.endpointId)
-  const event = ctx.store.get('events', delivery.eventId)
+async function attempt(ctx: ServiceContext, delivery: DeliveryRecord, dueAt: number): Promise<string | void> {
+  if (delivery.status !== 'pending') return
+  const deliveryId = delivery.id
+  // Only the delivery's own merchant's and mode's endpoint and event: anything else is treated as gone.
+  const own = <D extends { merchantId: string; mode: string }>(doc: D | undefined): D | undefined =>
+    doc && doc.merchantId === delivery.merchantId && doc.mode === delivery.mode ? doc : undefined
+  const endpoint = own(ctx.store.get('webhookEndpoints', delivery.endpointId))
+  const event = own(ctx.store.get('events', delivery.eventId))
   if (!endpoint || !event) {
     ctx.store.put('deliveries', { ...delivery, status: 'cancelled', nextAttemptAt: null })
     return `delivery ${delivery.id} cancelled: its endpoint was deleted`
@@ -126,11 +166,11 @@ async function attempt(ctx: ServiceContext, deliveryId: string, dueAt: number): 
     const current = ctx.store.get('webhookEndpoints', endpoint.id)
     if (current && current.status !== 'active') ctx.store.put('webhookEndpoints', { ...current, status: 'active' })
   }
-  if (retryAt !== null) ctx.clock.schedule(delivery.merchantId, DELIVER_JOB, retryAt, { deliveryId })
+  if (retryAt !== null) scheduleTargetedJob(ctx, DELIVER_JOB, latest, retryAt)
   const outcome = result.status === null ? result.error : `HTTP ${result.status}`
   return `${event.type} ${event.id} → ${endpoint.url}: ${outcome}${retryAt === null ? '' : ', retry scheduled'}`
 }
 
 export function registerDeliveryJobs(ctx: ServiceContext): void {
-  ctx.clock.register(DELIVER_JOB, (job) => attempt(ctx, String(job.payload.deliveryId), job.dueAt))
+  registerTargetedJob<'deliveries'>(ctx, DELIVER_JOB, (delivery, job) => attempt(ctx, delivery, job.dueAt))
 }

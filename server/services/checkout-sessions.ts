@@ -32,7 +32,7 @@ import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { safe } from '../templates.js'
 import { runIdempotent, type IdempotentResult } from './idempotency.js'
-import { EXPIRE_JOB, PURGE_EMAIL_JOB, registerTargetedJob, scheduleTargetedJob } from './jobs.js'
+import { EXPIRE_JOB, PURGE_EMAIL_JOB, registerTargetedJob, scheduleTargetedJob } from '../clock/targeted-jobs.js'
 import { sendEmail } from './outbox.js'
 
 export const CREATE_ROUTE = 'POST /v1/checkout-sessions'

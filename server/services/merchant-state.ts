@@ -18,11 +18,10 @@ import {
   webhookFaultsRecordSchema,
 } from '../domain/records.js'
 import { isAllowedUrl } from '../domain/urls.js'
-import { DELIVER_JOB } from '../events/delivery.js'
 import type { Collections } from '../store/collections.js'
 import { scheduleSessionJobs } from './checkout-sessions.js'
 import { INVOICE_ID_COUNTER } from './invoices.js'
-import { JOB_TARGETS, jobTarget, scheduleTargetedJob } from './jobs.js'
+import { DELIVER_JOB, JOB_TARGETS, jobTarget, scheduleTargetedJob } from '../clock/targeted-jobs.js'
 import { schedulePayoutJobs, scheduleSettlement } from './payouts.js'
 import { LIVE_MONEY_SETTINGS } from './settings.js'
 

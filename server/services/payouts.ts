@@ -15,7 +15,7 @@ import {
 import { recordEvent } from '../events/event-log.js'
 import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
-import { DISBURSEMENT_JOB, TRANSFER_JOB, registerTargetedJob, scheduleTargetedJob } from './jobs.js'
+import { DISBURSEMENT_JOB, TRANSFER_JOB, registerTargetedJob, scheduleTargetedJob } from '../clock/targeted-jobs.js'
 
 export const SETTLEMENT_JOB = 'settlement.run'
 

@@ -1,14 +1,20 @@
 import type { Mode } from '../../src/schemas/index.js'
-import type { JobHandler } from '../clock/clock-service.js'
 import type { JobRecord } from '../domain/records.js'
-import type { ServiceContext } from '../context.js'
-import { DELIVER_JOB } from '../events/delivery.js'
 import type { Collections } from '../store/collections.js'
+import type { Store } from '../store/types.js'
+import type { ClockService, JobHandler } from './clock-service.js'
+
+/** The store and the clock: what scheduling and checking a targeted job needs (a ServiceContext has both). */
+interface JobDeps {
+  store: Store<Collections>
+  clock: ClockService
+}
 
 export const EXPIRE_JOB = 'checkout_session.expire'
 export const PURGE_EMAIL_JOB = 'checkout_session.purge_email'
 export const DISBURSEMENT_JOB = 'disbursement.run'
 export const TRANSFER_JOB = 'disbursement.complete'
+export const DELIVER_JOB = 'webhook.deliver'
 
 /** The collections whose objects a job can act on. */
 export type JobTargetCollection = 'checkoutSessions' | 'payouts' | 'deliveries'
@@ -32,7 +38,7 @@ export const JOB_TARGETS: Readonly<Record<string, { collection: JobTargetCollect
  * merchant and one mode.
  */
 export function scheduleTargetedJob(
-  ctx: ServiceContext,
+  ctx: JobDeps,
   kind: keyof typeof JOB_TARGETS,
   target: { id: string; merchantId: string; mode: Mode },
   dueAt: number,
@@ -46,7 +52,7 @@ export function scheduleTargetedJob(
  * the mode the job was made for (jobs scheduled before the mode was
  * recorded name none); undefined for a stale or forged job.
  */
-export function jobTarget(ctx: ServiceContext, job: JobRecord): Target<JobTargetCollection> | undefined {
+export function jobTarget(ctx: JobDeps, job: JobRecord): Target<JobTargetCollection> | undefined {
   const spec = JOB_TARGETS[job.kind]
   if (!spec) return undefined
   const target = ctx.store.get(spec.collection, String(job.payload[spec.field]))
@@ -62,7 +68,7 @@ export function jobTarget(ctx: ServiceContext, job: JobRecord): Target<JobTarget
  * (docs/security.md, "Scheduled jobs").
  */
 export function registerTargetedJob<C extends JobTargetCollection>(
-  ctx: ServiceContext,
+  ctx: JobDeps,
   kind: keyof typeof JOB_TARGETS,
   handler: (target: Target<C>, job: JobRecord) => ReturnType<JobHandler>,
 ): void {

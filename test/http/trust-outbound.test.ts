@@ -1,0 +1,161 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../server/start.js'
+import { DAY, call, client, signupMerchant, startTestServer } from '../helpers/http.js'
+
+// Issue 12, items 8 and 11: what the simulator sends out is bounded (docs/security.md, docs/webhooks.md).
+
+const TIMEOUT_MS = 300
+let server: RunningServer
+const receivers: Server[] = []
+beforeAll(async () => {
+  server = await startTestServer({ webhookTimeoutMs: TIMEOUT_MS })
+})
+afterAll(async () => {
+  for (const receiver of receivers) receiver.closeAllConnections()
+  await Promise.all(receivers.map((receiver) => new Promise((resolve) => receiver.close(resolve))))
+  await server.close()
+})
+
+/** A receiver on loopback whose answers `respond` writes; its URL. */
+async function receiver(respond: (res: import('node:http').ServerResponse, body: string) => void): Promise<string> {
+  const http = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()))
+    req.on('end', () => respond(res, body))
+  })
+  receivers.push(http)
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(http.address() as AddressInfo).port}/hooks`
+}
+
+let counter = 0
+const key = () => ({ headers: { 'idempotency-key': `outbound-${++counter}` } })
+
+/** An endpoint made active by a receiver that answers its check; after that, `respond` answers. */
+async function activeEndpoint(api: ReturnType<typeof client>, respond: (res: import('node:http').ServerResponse) => void) {
+  let verified = false
+  const url = await receiver((res, body) => {
+    if (JSON.parse(body).type === 'webhook.verified') {
+      verified = true
+      res.end('ok')
+    } else respond(res)
+  })
+  await api.post('/v1/webhook-endpoints', { url })
+  for (let i = 0; i < 100 && !verified; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  for (let i = 0; i < 100; i++) {
+    if ((await api.get('/v1/webhook-endpoints')).body.data.every((e: { status: string }) => e.status === 'active')) return url
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error('the endpoint never became active')
+}
+
+async function paidEvent(api: ReturnType<typeof client>) {
+  const session = (await api.post('/v1/checkout-sessions', { amount: 500, currency: 'FJD' }, key())).body
+  await api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
+  return session.id as string
+}
+
+describe('a receiver that answers too much (item 8)', () => {
+  it('reads at most 64 KiB of an endless 200 answer: the attempt is a success, the heap stays put, /_sim/health stays quick', async () => {
+    const { keys } = await signupMerchant(server.baseUrl)
+    const api = client(server.baseUrl, keys.secret)
+    let sent = 0
+    await activeEndpoint(api, (res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      const chunk = Buffer.alloc(1 << 20, 'x')
+      // As fast as the socket takes it, for ever: 1 MiB at a time until the simulator hangs up.
+      const pump = (): void => {
+        while (!res.destroyed && res.write(chunk)) sent += chunk.length
+        if (!res.destroyed) res.once('drain', pump)
+      }
+      res.on('close', () => undefined)
+      pump()
+    })
+    global.gc?.()
+    const heapBefore = process.memoryUsage().heapUsed
+    let slowest = 0
+    let probing = true
+    const probe = (async () => {
+      while (probing) {
+        const started = performance.now()
+        await call(server.baseUrl, 'GET', '/_sim/health')
+        slowest = Math.max(slowest, performance.now() - started)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+    })()
+    const sessionId = await paidEvent(api)
+    let attempts: { status: number | null; response: string }[] = []
+    for (let i = 0; i < 200 && attempts.length === 0; i++) {
+      const events = (await api.get('/_sim/events')).body.data as { event_id: string; type: string; data: { object: { id: string } } }[]
+      const event = events.find((e) => e.type === 'checkout_session.succeeded' && e.data.object.id === sessionId)
+      if (event) attempts = (await api.get(`/_sim/events/${event.event_id}`)).body.deliveries[0]?.attempts ?? []
+      if (attempts.length === 0) await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    probing = false
+    await probe
+    expect(attempts[0]).toMatchObject({ status: 200, error: null })
+    expect(attempts[0]!.response).toBe('x'.repeat(500))
+    // The receiver could send far more than was read: the simulator hung up.
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024)
+    expect(slowest).toBeLessThan(1000)
+    expect(sent).toBeLessThan(1024 * 1024 * 1024)
+  })
+})
+
+describe('hung receivers and the clock (item 11)', () => {
+  it('a multi-day advance with hung receivers answers within about one webhook timeout, not one per attempt', async () => {
+    const { keys } = await signupMerchant(server.baseUrl)
+    const api = client(server.baseUrl, keys.secret)
+    // Three endpoints that never answer anything but their check.
+    for (let i = 0; i < 3; i++) await activeEndpoint(api, () => undefined)
+    for (let i = 0; i < 3; i++) await paidEvent(api)
+    const started = performance.now()
+    const advanced = await api.post('/_sim/clock/advance', { ms: 3 * DAY })
+    const took = performance.now() - started
+    expect(advanced.status).toBe(200)
+    // 3 endpoints × 9 events × 9 attempts at 300 ms each would be 70 s one after another.
+    expect(took).toBeLessThan(6 * TIMEOUT_MS + 1500)
+    expect(advanced.body.ran.some((action: { kind: string }) => action.kind === 'webhook.deliver')).toBe(true)
+  })
+
+  it('lands the clock exactly where asked, however long the receivers take', async () => {
+    const { keys } = await signupMerchant(server.baseUrl)
+    const api = client(server.baseUrl, keys.secret)
+    await activeEndpoint(api, () => undefined)
+    await paidEvent(api)
+    const before = (await api.get('/_sim/clock')).body.now as number
+    const started = performance.now()
+    const advanced = (await api.post('/_sim/clock/advance', { ms: DAY })).body
+    const took = performance.now() - started
+    expect(took).toBeGreaterThanOrEqual(TIMEOUT_MS - 20)
+    // Real time between the two requests counts, the time the advance spent waiting does not.
+    expect(advanced.now - before).toBeGreaterThanOrEqual(DAY)
+    expect(advanced.now - before - DAY).toBeLessThan(took / 2)
+
+    const to = advanced.now + 2 * DAY
+    expect((await api.post('/_sim/clock/advance', { to })).body.now).toBe(to)
+  })
+
+  it('a delivery job that names another merchant\'s delivery does nothing (item 2, in depth)', async () => {
+    const victim = await signupMerchant(server.baseUrl)
+    const victimApi = client(server.baseUrl, victim.keys.secret)
+    let hits = 0
+    await activeEndpoint(victimApi, (res) => {
+      hits++
+      res.end('ok')
+    })
+    await paidEvent(victimApi)
+    for (let i = 0; i < 100 && hits < 3; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+    const before = hits
+    const delivery = [...server.ctx.store.values('deliveries')].find((d) => d.merchantId === victim.merchant.id)!
+    const attacker = await signupMerchant(server.baseUrl)
+    server.ctx.store.put('jobs', { id: `job_forgedDelivery${counter++}`, merchantId: attacker.merchant.id, dueAt: 0, kind: 'webhook.deliver', payload: { deliveryId: delivery.id } })
+    server.ctx.clock.reload()
+    expect((await client(server.baseUrl, attacker.keys.secret).post('/_sim/clock/advance', { ms: 1000 })).status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(hits).toBe(before)
+    expect(server.ctx.store.get('deliveries', delivery.id)!.attempts).toHaveLength(delivery.attempts.length)
+  })
+})
