@@ -106,10 +106,12 @@ export class ClockService {
 
   /**
    * Moves the merchant's clock to `to`, or `ms` ahead, running every job due
-   * on the way in time order. The clock lands exactly on the target: real
-   * time spent waiting for receivers during the advance is not added (until
-   * the answer, the clock reads at most the target), so a 24-hour advance
-   * moves the clock 24 hours, never 24 hours and the seconds it took.
+   * on the way in time order. The clock lands on the target: `to` reads
+   * exactly `to` when the answer is sent, and `ms` moves the offset by
+   * exactly `ms` less the real time spent waiting for receivers, so a
+   * 24-hour advance that waited on a hung receiver still moves the clock 24
+   * hours, not 24 hours and the seconds it waited. Until the answer, the
+   * clock reads at most the target.
    */
   async advance(merchantId: string, request: AdvanceClockRequest): Promise<AdvanceClockResponse> {
     return this.withLock(merchantId, async () => {
@@ -119,10 +121,11 @@ export class ClockService {
       if (target - start > MAX_ADVANCE_MS) {
         throw invalidRequest(`One advance moves the clock at most ${MAX_ADVANCE_MS} ms (400 days).`, 'to')
       }
+      const originalOffset = this.offset(merchantId)
       this.ceilings.set(merchantId, target)
       try {
-        const ran = await this.runDue(merchantId, target, true)
-        this.setOffset(merchantId, target - this.deps.wall.now())
+        const { ran, waitedMs } = await this.runDue(merchantId, target, true)
+        this.setOffset(merchantId, request.to === undefined ? originalOffset + (target - start) - waitedMs : target - this.deps.wall.now())
         // Read before the disk write, so the answer shows the time the advance reached.
         const reached = { now: this.now(merchantId), offsetMs: this.offset(merchantId), ran }
         await this.deps.store.commit()
@@ -173,14 +176,21 @@ export class ClockService {
    * in the background and schedule their retries when they do, so a hung
    * receiver holds an advance about one webhook timeout, not one per attempt.
    */
-  private async runDue(merchantId: string, target: number, moveClock: boolean): Promise<RanAction[]> {
+  private async runDue(merchantId: string, target: number, moveClock: boolean): Promise<{ ran: RanAction[]; waitedMs: number }> {
     const ran: RanAction[] = []
     const heap = this.heaps.get(merchantId)
-    if (!heap) return ran
+    if (!heap) return { ran, waitedMs: 0 }
     const inFlight = this.inFlightOf(merchantId)
     // Real waiting, measured on a monotonic clock: the wall clock (and a test's manual one) is about dates.
     const deadline = performance.now() + (this.deps.networkWaitMs ?? 0)
     const budgetLeft = (): boolean => performance.now() < deadline
+    /** Real time spent waiting for receivers: an advance does not let it move the merchant's clock. */
+    let waitedMs = 0
+    const settle = async (which: 'all' | 'one'): Promise<void> => {
+      const began = performance.now()
+      await this.settle(inFlight, deadline, which)
+      waitedMs += performance.now() - began
+    }
     /** Whether `ran` still takes descriptions: a job that finishes after the run has answered is not reported. */
     let reporting = true
     const startedHere = new Set<Promise<void>>()
@@ -190,16 +200,16 @@ export class ClockService {
       if (entry === undefined || entry.dueAt > target) {
         // Nothing due now; jobs still waiting may schedule something that is (a retry).
         if (inFlight.size === 0 || !budgetLeft()) break
-        await this.settle(inFlight, deadline, 'all')
+        await settle('all')
         continue
       }
       if (entry.dueAt > waitingFrom && budgetLeft()) {
-        await this.settle(inFlight, deadline, 'all')
+        await settle('all')
         continue
       }
       if (inFlight.size >= MAX_IN_FLIGHT) {
         if (!budgetLeft()) break // every slot taken and the budget spent: the rest runs once they free up, as real time does
-        await this.settle(inFlight, deadline, 'one')
+        await settle('one')
         continue
       }
       heap.pop()
@@ -236,14 +246,14 @@ export class ClockService {
       startedHere.add(settled)
       void settled.finally(() => inFlight.delete(settled))
     }
-    await this.settle(inFlight, deadline, 'all')
+    await settle('all')
     reporting = false
     for (const [settled, job] of inFlight) {
       if (!startedHere.has(settled)) continue
       ran.push({ at: job.dueAt, kind: job.kind, description: `${job.kind} ${job.id} is still waiting for an answer; it finishes in the background` })
     }
     if (heap.size === 0) this.heaps.delete(merchantId)
-    return ran.sort((a, b) => a.at - b.at)
+    return { ran: ran.sort((a, b) => a.at - b.at), waitedMs: Math.round(waitedMs) }
   }
 
   private inFlightOf(merchantId: string): Map<Promise<void>, JobRecord> {

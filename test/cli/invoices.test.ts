@@ -284,7 +284,8 @@ describe('invoices edit and email', () => {
         { description: 'Tanoa', quantity: 1, unitPrice: 18000 },
         { description: 'Bilo', quantity: 4, unitPrice: 1225 },
       ],
-      taxLabel: null,
+      // A bare percent is a tax line without a label of its own: "Tax" (spec: taxLabel is null only without a tax line).
+      taxLabel: 'Tax',
       taxPercent: 10,
       vatNumber: null,
       dueDate: '2027-01-31',

@@ -34,7 +34,7 @@ interface MerchantLedger {
   /** Invoice id → 'draft' or 'sent', as acknowledged. */
   invoices: Map<string, 'draft' | 'sent'>
   endpoints: Set<string>
-  /** Sum of acknowledged clock advances: the clock never goes back, so the offset is at least this. */
+  /** The offset the last acknowledged clock advance answered: the clock never goes back, so it stays at least this. */
   advancedMs: number
 }
 
@@ -133,7 +133,8 @@ describe('soak', () => {
         const registered = await api('POST', '/v1/webhook-endpoints', { url: receiver.url })
         if (registered.ok) ledger.endpoints.add(registered.body.endpoint.id)
       } else if (roll < 0.93) {
-        if ((await api('POST', '/_sim/clock/advance', { ms: 60 * 60 * 1000 })).ok) ledger.advancedMs += 60 * 60 * 1000
+        const advanced = await api('POST', '/_sim/clock/advance', { ms: 60 * 60 * 1000 })
+        if (advanced.ok) ledger.advancedMs = Math.max(ledger.advancedMs, advanced.body.offsetMs)
       } else if (roll < 0.995) {
         await api('GET', '/_sim/events?limit=50')
       } else {

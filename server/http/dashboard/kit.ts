@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
-import express, { type Request, type Response, type Router } from 'express'
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express'
 import { ApiError } from '../../../src/errors.js'
 import type { Mode } from '../../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../../context.js'
@@ -100,7 +100,7 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-export const dashboardHeaders = htmlPageHeaders({
+export const dashboardHeaders: RequestHandler = htmlPageHeaders({
   contentSecurityPolicy: CONTENT_SECURITY_POLICY,
   // Not no-referrer: with it Chromium sends `Origin: null` on form posts, and the origin check needs the real one.
   // Dashboard URLs hold no secret (the login link redirects away at once), and other sites get no Referer.

@@ -82,7 +82,7 @@ function contentSecurityPolicy(formTargets: readonly string[]): string {
 }
 
 /** The hosted pages' headers; a page whose forms lead off-site widens form-action when it is sent. */
-export const securityHeaders = htmlPageHeaders({ contentSecurityPolicy: contentSecurityPolicy([]), referrerPolicy: 'no-referrer' })
+export const securityHeaders: RequestHandler = htmlPageHeaders({ contentSecurityPolicy: contentSecurityPolicy([]), referrerPolicy: 'no-referrer' })
 
 function send(res: Response, page: Page): void {
   res.setHeader('Content-Security-Policy', contentSecurityPolicy(page.formTargets))
