@@ -2,13 +2,7 @@ import { Args, Command, Flags } from '@oclif/core'
 import { constants } from 'node:os'
 import path from 'node:path'
 import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
-
-/**
- * Signals that stop the command and then the simulator: Ctrl-C, a
- * supervisor's SIGTERM, and Ctrl-Break on Windows, where SIGTERM is never
- * delivered (docs/platforms.md).
- */
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGBREAK'] as const
+import { onStopSignal } from '../src/cli/stop-signals.js'
 
 export default class Exec extends Command {
   static override summary = 'Run a command against a fresh simulator, then stop it.'
@@ -77,9 +71,9 @@ export default class Exec extends Command {
     const forward = (signal: NodeJS.Signals): void => {
       child.kill(signal)
     }
-    for (const signal of STOP_SIGNALS) process.on(signal, forward)
+    const forgetSignals = onStopSignal(forward)
     const result = await child
-    for (const signal of STOP_SIGNALS) process.off(signal, forward)
+    forgetSignals()
     // The shell's conventions: the command's own code, 128 + n for signal n, 127 not found, 126 not runnable.
     let exitCode = result.exitCode ?? (result.signal ? 128 + constants.signals[result.signal] : 126)
     if (result.code === 'ENOENT') {

@@ -4,6 +4,7 @@ import { usageParser } from '../src/cli/usage.js'
 import { listen, resolveListenSecret, type ListenReporter } from '../src/listen/listen.js'
 import { parseEventTypes, parseForwardUrl } from '../src/listen/options.js'
 import { jsonLinesReporter, plainReporter } from '../src/listen/report.js'
+import { onStopSignal } from '../src/cli/stop-signals.js'
 
 export default class Listen extends BaseCommand<{ secret: string } | undefined> {
   static override summary = 'Forward the merchant\'s events to a local receiver, signed with a stable whsec_ secret.'
@@ -57,9 +58,7 @@ export default class Listen extends BaseCommand<{ secret: string } | undefined> 
 
     const stopped = new AbortController()
     const stop = (): void => stopped.abort()
-    // `on`, not `once`: ink's exit hook re-raises a signal that has no listener left.
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
+    const forgetSignals = onStopSignal(stop)
     try {
       await listen({
         client,
@@ -70,8 +69,7 @@ export default class Listen extends BaseCommand<{ secret: string } | undefined> 
         userAgent: this.config.userAgent,
       })
     } finally {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
+      forgetSignals()
       await liveView?.close()
     }
     return undefined

@@ -1,6 +1,7 @@
 import { Command, Flags } from '@oclif/core'
 import path from 'node:path'
 import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
+import { onStopSignal } from '../src/cli/stop-signals.js'
 
 export default class Serve extends Command {
   static override summary = 'Run the simulator: the full API, hosted pages and the clock, on your machine.'
@@ -67,16 +68,13 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
           process.exit(1)
         })
       }
-      // `on`, not `once`: ink's exit hook re-raises a signal that has no other listener left,
-      // which would kill the process before the data is saved. A second signal changes nothing.
+      // A second signal changes nothing.
       let stopping = false
-      const onSignal = (signal: string): void => {
+      onStopSignal((signal) => {
         if (stopping) return
         stopping = true
         stop(signal)
-      }
-      process.on('SIGINT', () => onSignal('SIGINT'))
-      process.on('SIGTERM', () => onSignal('SIGTERM'))
+      })
     })
 
     let profileSaved = false

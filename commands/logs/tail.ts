@@ -3,6 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command.js'
 import { usageParser } from '../../src/cli/usage.js'
 import { jsonLinesTailReporter, plainTailReporter } from '../../src/logs/report.js'
 import { parsePathFilter, parseStatusFilter, tailRequestLog } from '../../src/logs/tail.js'
+import { onStopSignal } from '../../src/cli/stop-signals.js'
 
 export default class LogsTail extends BaseCommand<undefined> {
   static override summary = 'Show the API calls made with the key\'s merchant and mode, then follow new ones.'
@@ -35,9 +36,7 @@ export default class LogsTail extends BaseCommand<undefined> {
     const reporter = this.jsonEnabled() ? jsonLinesTailReporter(write) : plainTailReporter(write, this.colors)
     const stopped = new AbortController()
     const stop = (): void => stopped.abort()
-    // `on`, not `once`: ink's exit hook re-raises a signal that has no listener left.
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
+    const forgetSignals = onStopSignal(stop)
     try {
       if (flags.follow && !this.jsonEnabled()) ux.stderr('Following the request log; Ctrl-C stops.')
       await tailRequestLog({
@@ -49,8 +48,7 @@ export default class LogsTail extends BaseCommand<undefined> {
         reporter,
       })
     } finally {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
+      forgetSignals()
     }
     return undefined
   }

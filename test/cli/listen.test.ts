@@ -1,6 +1,6 @@
 import type { Subprocess } from 'execa'
 import { createHmac } from 'node:crypto'
-import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -10,6 +10,7 @@ import type { Event } from '../../src/schemas/index.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe, type CliResult, type TestMerchant } from '../helpers/cli.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
+import { expectMode } from '../helpers/platform.js'
 
 const server = useServe()
 
@@ -157,7 +158,7 @@ describe('bula listen', () => {
 
     const other = await signupMerchant(server().baseUrl)
     expect((await runCli(['listen', '--print-secret'], { env: other.env })).stdout).not.toBe(first.secret)
-    expect((await stat(path.join(cliConfigDir(), 'listen-secrets.json'))).mode & 0o777).toBe(0o600)
+    await expectMode(path.join(cliConfigDir(), 'listen-secrets.json'), 0o600)
 
     // The secret signs what the merchant's receiver gets after the restart.
     const [event] = await trigger(merchant, 'checkout_session.cancelled')

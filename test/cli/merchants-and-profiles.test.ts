@@ -1,8 +1,9 @@
-import { readFile, stat } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { merchantMeSchema, signupResponseSchema } from '../../src/schemas/index.js'
 import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe } from '../helpers/cli.js'
+import { expectMode } from '../helpers/platform.js'
 
 const server = useServe()
 
@@ -101,7 +102,7 @@ describe('profiles', () => {
     expect(login.stdout).toContain('Saved profile "work"')
 
     const file = path.join(cliConfigDir(), 'config.json')
-    expect((await stat(file)).mode & 0o777).toBe(0o600)
+    await expectMode(file, 0o600)
     const config = JSON.parse(await readFile(file, 'utf8'))
     expect(config.current).toBe('work')
     expect(config.profiles.work).toEqual({ baseUrl: server().baseUrl, apiKey: merchant.secret })

@@ -1,12 +1,13 @@
 import { execa } from 'execa'
 import { spawnSync } from 'node:child_process'
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BulaClient } from '../../src/client/bula-client.js'
 import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
 import { BIN } from '../helpers/serve-process.js'
+import { expectMode } from '../helpers/platform.js'
 
 const server = useServe()
 
@@ -104,7 +105,7 @@ describe('bula state', () => {
     expect(forced.exitCode, forced.stderr).toBe(0)
     expect(forced.stdout).toMatch(new RegExp(`^Wrote \\d+ objects of merchant ${merchant.merchantId} to .+kept\\.json\\.$`))
     // It holds the endpoints' signing secrets: readable by its owner only, also when it replaced a file.
-    expect((await stat(file)).mode & 0o777).toBe(0o600)
+    await expectMode(file, 0o600)
   })
 
   it('refuses a file that is not this merchant\'s state, naming what is wrong', async () => {

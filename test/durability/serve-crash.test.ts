@@ -1,10 +1,11 @@
 import { execa } from 'execa'
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { call } from '../helpers/http.js'
 import { BIN, startServe } from '../helpers/serve-process.js'
+import { expectMode } from '../helpers/platform.js'
 
 const tempDataFile = async () => path.join(await mkdtemp(path.join(tmpdir(), 'bula-durable-')), 'data.json')
 
@@ -56,7 +57,7 @@ describe('bula serve durability', () => {
     const serve = await startServe({ dataFile })
     expect(serve.demo?.business.secret).toMatch(/^sk_test_/)
     expect(await serve.stop()).toBe(0)
-    expect((await stat(dataFile)).mode & 0o777).toBe(0o600)
+    await expectMode(dataFile, 0o600)
     const snapshot = JSON.parse(await readFile(dataFile, 'utf8'))
     expect(snapshot.version).toBe(1)
     // Keys are stored hashed: no plaintext in the file.

@@ -3,7 +3,8 @@ import { appendFile, chmod, readFile, rm, stat, writeFile } from 'node:fs/promis
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openStore, type Store } from '../../server/store/index.js'
-import { journalLines, modeOf, openTestStore, payment, tempDataFile, type TestSchema } from './temp-store.js'
+import { expectMode } from '../helpers/platform.js'
+import { journalLines, openTestStore, payment, tempDataFile, type TestSchema } from './temp-store.js'
 
 /** Every observable fact the tests rely on, in one comparable value. */
 function contents(store: Store<TestSchema>) {
@@ -193,13 +194,13 @@ describe('store on disk', () => {
   it('creates a missing folder with mode 0700 and its files with mode 0600', async () => {
     const file = path.join(path.dirname(await tempDataFile()), 'new', '.bula', 'data.json')
     const { store } = await openTestStore(file)
-    expect(await modeOf(path.dirname(file))).toBe(0o700)
-    expect(await modeOf(file)).toBe(0o600)
-    expect(await modeOf(`${file}.journal`)).toBe(0o600)
-    expect(await modeOf(`${file}.lock`)).toBe(0o600)
+    await expectMode(path.dirname(file), 0o700)
+    await expectMode(file, 0o600)
+    await expectMode(`${file}.journal`, 0o600)
+    await expectMode(`${file}.lock`, 0o600)
     store.put('notes', { id: 'n1', text: 'x' })
     await store.close()
-    expect(await modeOf(file)).toBe(0o600)
+    await expectMode(file, 0o600)
     await expect(stat(`${file}.lock`)).rejects.toThrow(/ENOENT/)
   })
 
@@ -209,8 +210,8 @@ describe('store on disk', () => {
     await chmod(file, 0o644)
     await chmod(`${file}.journal`, 0o666)
     const { store } = await openTestStore(file)
-    expect(await modeOf(file)).toBe(0o600)
-    expect(await modeOf(`${file}.journal`)).toBe(0o600)
+    await expectMode(file, 0o600)
+    await expectMode(`${file}.journal`, 0o600)
     await store.close()
   })
 

@@ -42,10 +42,6 @@ export async function folderState(folder: string): Promise<Record<string, { byte
   return state
 }
 
-export async function modeOf(file: string): Promise<number> {
-  return (await stat(file)).mode & 0o777
-}
-
 export async function journalLines(file: string): Promise<string[]> {
   const text = await readFile(`${file}.journal`, 'utf8')
   return text.split('\n').filter((line) => line !== '')

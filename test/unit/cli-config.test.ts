@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -10,6 +10,7 @@ import {
   saveProfile,
 } from '../../src/config/profiles.js'
 import { ApiError } from '../../src/errors.js'
+import { expectMode } from '../helpers/platform.js'
 
 let dir: string
 let env: NodeJS.ProcessEnv
@@ -36,8 +37,8 @@ describe('saveProfile and loadConfig', () => {
     expect(await loadConfig(env)).toEqual({ profiles: {} })
     const file = await saveProfile('default', { baseUrl: 'http://x', apiKey: 'sk_test_1' }, { env })
     expect(file).toBe(join(dir, 'bula', 'config.json'))
-    expect((await stat(file)).mode & 0o777).toBe(0o600)
-    expect((await stat(join(dir, 'bula'))).mode & 0o777).toBe(0o700)
+    await expectMode(file, 0o600)
+    await expectMode(join(dir, 'bula'), 0o700)
     expect(await loadConfig(env)).toEqual({ profiles: { default: { baseUrl: 'http://x', apiKey: 'sk_test_1' } } })
   })
 

@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parseEventTypes, parseForwardUrl } from '../../src/listen/options.js'
 import { listenSecret, listenSecretsPath, type ListenScope } from '../../src/listen/secrets.js'
+import { expectMode } from '../helpers/platform.js'
 
 let dir: string
 let env: NodeJS.ProcessEnv
@@ -38,8 +39,8 @@ describe('listenSecret', () => {
     await listenSecret(SCOPE, env)
     const file = listenSecretsPath(env)
     expect(file).toBe(join(dir, 'bula', 'listen-secrets.json'))
-    expect((await stat(file)).mode & 0o777).toBe(0o600)
-    expect((await stat(join(dir, 'bula'))).mode & 0o777).toBe(0o700)
+    await expectMode(file, 0o600)
+    await expectMode(join(dir, 'bula'), 0o700)
     expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ note: 'kept' })
   })
 

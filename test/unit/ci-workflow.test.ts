@@ -1,0 +1,28 @@
+import { execa } from 'execa'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+// The GitHub Actions recipe for macOS and Windows cannot run here, so it is validated here (docs/platforms.md).
+const ROOT = path.resolve(import.meta.dirname, '../..')
+const WORKFLOW = path.join(ROOT, '.github', 'workflows', 'ci.yml')
+const validate = (file: string) => execa('npx', ['--no-install', 'action-validator', file], { cwd: ROOT, reject: false })
+
+describe('.github/workflows/ci.yml', () => {
+  it('is a valid workflow, with the matrix of three systems and three Node lines', async () => {
+    const result = await validate(WORKFLOW)
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0)
+    const text = await readFile(WORKFLOW, 'utf8')
+    expect(text).toContain('os: [ubuntu-latest, macos-latest, windows-latest]')
+    expect(text).toContain('node: [22, 24, 26]')
+  })
+
+  it('would be refused if broken: the validator is not a rubber stamp', async () => {
+    const broken = path.join(await mkdtemp(path.join(tmpdir(), 'bula-workflow-')), 'ci.yml')
+    await writeFile(broken, (await readFile(WORKFLOW, 'utf8')).replace('runs-on: ${{ matrix.os }}', 'runs-on: 42\n    runs_on_typo: true'))
+    const result = await validate(broken)
+    expect(result.exitCode).not.toBe(0)
+    expect(result.stdout + result.stderr).toMatch(/runs_on_typo|Additional properties|not allowed/i)
+  })
+})
