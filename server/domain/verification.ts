@@ -29,7 +29,7 @@ export function decodeImage(value: string, param: string): VerificationDocumentR
 }
 
 /** Documents by tier: a TIN card photo on both, plus business registration or personal ID (spec, item 6). */
-export function submitVerification(
+export function submittedVerification(
   current: VerificationRecord,
   tier: Tier,
   request: SubmitVerificationRequest,
@@ -57,7 +57,7 @@ export function submitVerification(
   }
 }
 
-export function reviewVerification(
+export function reviewedVerification(
   current: VerificationRecord,
   decision: { approve: true } | { approve: false; reason: string },
   now: number,

@@ -14,7 +14,7 @@ import { checkoutSessionsRouter } from './routes/checkout-sessions.js'
 import { invoicesRouter } from './routes/invoices.js'
 import { merchantsRouter } from './routes/merchants.js'
 import { payoutsRouter } from './routes/payouts.js'
-import { simRouter } from './routes/sim.js'
+import { simRouter } from './routes/sim/index.js'
 import { stateRouter } from './routes/state.js'
 import { webhookEndpointsRouter } from './routes/webhook-endpoints.js'
 
@@ -77,7 +77,7 @@ export function createApp({ ctx, version, log, logRequests, listenHost }: AppOpt
   app.use('/pay', checkoutPagesRouter(ctx))
   app.use('/i', invoicePagesRouter(ctx))
   app.use('/dashboard', dashboardRouter(ctx, dashboardSessions))
-  app.use(openApiRouter(app, version))
+  app.use(openApiRouter(app, ctx, version))
   app.use(notFoundHandler)
   app.use(errorHandler(log))
   return app

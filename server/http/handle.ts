@@ -10,13 +10,15 @@ export interface Reply {
 /**
  * Wraps a route: runs it, waits until its changes are on disk (group
  * commit), then answers. A read commits nothing, so it never waits on
- * another request's write.
+ * another request's write. A route that answers by itself (a file, an event
+ * stream) returns nothing.
  */
-export function handle(ctx: ServiceContext, route: (req: Request, res: Response) => Reply | Promise<Reply>): RequestHandler {
+export function handle(ctx: ServiceContext, route: (req: Request, res: Response) => Reply | undefined | Promise<Reply | undefined>): RequestHandler {
   return async (req, res, next) => {
     try {
       const reply = await route(req, res)
       if (req.method !== 'GET' && req.method !== 'HEAD') await ctx.store.commit()
+      if (reply === undefined) return
       for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value)
       res.status(reply.status ?? 200).json(reply.body)
     } catch (error) {

@@ -41,6 +41,7 @@ const CATALOG = {
   payout_schedule_not_manual: { status: 409, when: 'a payout request while the schedule is not manual' },
   no_balance: { status: 409, when: 'nothing to pay out' },
   payload_too_large: { status: 413, when: 'a body over 1 MiB' },
+  unsupported_media_type: { status: 415, when: 'a body that is not `application/json`; `param` is `Content-Type`' },
   rate_limited: { status: 429, when: 'too many Checkout Sessions created with this key this minute', headers: ['Retry-After'] },
   internal_error: { status: 500, when: 'a bug in the simulator (the stack trace goes to its log, never into the body)' },
   storage_unavailable: { status: 503, when: 'the change could not be written to disk, so it is not confirmed' },

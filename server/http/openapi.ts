@@ -2,8 +2,9 @@ import { Router, type Express } from 'express'
 import { z } from 'zod'
 import * as schemas from '../../src/schemas/index.js'
 import { ERROR_CODES, type ErrorCode, type ResponseHeader } from './openapi-errors.js'
+import type { ServiceContext } from '../context.js'
+import { apiRoutes } from './api-route.js'
 import {
-  declareRoute,
   joinPaths,
   mountedRouters,
   specsOf,
@@ -18,7 +19,9 @@ type JsonObject = Record<string, unknown>
 
 export interface OpenApiDocument {
   openapi: '3.1.0'
-  info: { title: string; version: string; description: string }
+  info: { title: string; version: string; description: string; license: { name: string; identifier: string }; contact: { name: string; url: string } }
+  servers: { url: string; description: string }[]
+  tags: { name: string; description: string }[]
   paths: Record<string, Partial<Record<HttpMethod, JsonObject>>>
   components: {
     schemas: Record<string, JsonSchema>
@@ -115,6 +118,18 @@ const pathParameters = (names: readonly string[]): JsonObject[] =>
 const operationId = (method: string, path: string): string =>
   method + path.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => `${word[0]!.toUpperCase()}${word.slice(1)}`).join('')
 
+/** Every tag the paths use, with what it groups; a path whose tag is missing here fails the OpenAPI test. */
+const TAGS: Record<string, string> = {
+  'checkout-sessions': 'Checkout Sessions: create, list, get and cancel (spec, "Checkout Sessions").',
+  invoices: 'Invoices of business accounts: drafts, send, void and the PDF (spec, "Invoices").',
+  payouts: 'Payouts, read-only: they come from settlement runs (spec, "Merchant and Payouts").',
+  merchants: 'The calling merchant (spec, "Merchant and Payouts").',
+  'api-keys': 'API keys of the key\'s mode, with or without `/v1` (spec, "API keys").',
+  'webhook-endpoints': 'Webhook endpoints of the key\'s mode, with or without `/v1` (spec, "Webhook endpoints").',
+  _sim: 'The simulator-only surface: signup, the merchant\'s clock, the customer and dashboard stand-ins, events and logs (docs/simulator.md).',
+  'openapi.json': 'This document.',
+}
+
 /** The resource a path is about, with or without `/v1`: `api-keys`, `invoices`, `_sim`. */
 const tagOf = (path: string): string => {
   const [first, second] = path.split('/').filter(Boolean)
@@ -131,7 +146,7 @@ function commonErrors(method: HttpMethod, auth: RouteAuth, findsById: boolean, w
   if (auth === 'secret') codes.push('publishable_key_forbidden')
   if (findsById) codes.push('not_found')
   // 413 is listed where a client sends a body; handle() commits every write before answering, hence 503.
-  if (method !== 'get') codes.push('payload_too_large')
+  if (method !== 'get') codes.push('payload_too_large', 'unsupported_media_type')
   if (writes) codes.push('storage_unavailable')
   return codes
 }
@@ -266,23 +281,31 @@ class DocumentBuilder {
 }
 
 /** The document for every route declared through declareRoute(), at the paths the app mounts them. */
-export function openApiDocument(app: Express, version: string): OpenApiDocument {
+export function openApiDocument(app: Express, version: string, baseUrl?: string): OpenApiDocument {
   const builder = new DocumentBuilder()
   const routers = mountedRouters(app)
   for (const { prefix, router } of routers) for (const spec of specsOf(router)) if (spec.method !== 'all') builder.addRoute(prefix, spec)
   for (const { prefix, router } of routers) for (const spec of specsOf(router)) if (spec.method === 'all') builder.addOtherMethods(prefix, spec)
   const paths = Object.fromEntries(Object.entries(builder.paths).sort(([a], [b]) => a.localeCompare(b)))
+  const usedTags = new Set(Object.values(paths).flatMap((item) => Object.values(item).flatMap((operation) => (operation?.tags as string[] | undefined) ?? [])))
   return {
     openapi: '3.1.0',
     info: {
       title: 'Bula simulator',
       version,
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'Bula', url: 'https://www.npmjs.com/package/bula-tools' },
       description: [
         'The local simulator of the FJD payment service: its API (`/v1/...`, and `/api-keys` and `/webhook-endpoints`',
         'with or without `/v1`) and the simulator-only surface (`/_sim/...`). Generated from the zod schemas in src/schemas',
         'and the routes\' specs (docs/openapi.md). The hosted pages (`/pay/...`, `/i/...`) and the web dashboard (`/dashboard/...`) are HTML for browsers and are not listed.',
       ].join(' '),
     },
+    // The running server fills in its own address, so a tool pointed at this document calls this simulator.
+    servers: [{ url: baseUrl || 'http://127.0.0.1:4111', description: 'This simulator' }],
+    tags: Object.entries(TAGS)
+      .filter(([name]) => usedTags.has(name))
+      .map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas: builder.usedSchemas(),
@@ -308,16 +331,15 @@ export function openApiDocument(app: Express, version: string): OpenApiDocument 
   }
 }
 
-/** `GET /openapi.json`, built on the first request, when every route of the app is in place. */
-export function openApiRouter(app: Express, version: string): Router {
+/** `GET /openapi.json`, built on the first request, when every route of the app is in place and the server knows its address. */
+export function openApiRouter(app: Express, ctx: ServiceContext, version: string): Router {
   const router = Router()
   let document: OpenApiDocument | undefined
-  declareRoute(
-    router,
+  apiRoutes(router, ctx)(
     { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', auth: 'none', response: { body: schemas.openApiDocumentSchema } },
-    (_req, res) => {
-      document ??= openApiDocument(app, version)
-      res.json(document)
+    () => {
+      document ??= openApiDocument(app, version, ctx.urls.base)
+      return { body: document }
     },
   )
   return router

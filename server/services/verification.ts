@@ -1,7 +1,7 @@
 import type { ApproveVerificationResponse, SubmitVerificationRequest, Verification } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
-import { presentVerification, reviewVerification, submitVerification } from '../domain/verification.js'
+import { presentVerification, reviewedVerification, submittedVerification } from '../domain/verification.js'
 import { issueKey } from './api-keys.js'
 import { getMerchant } from './merchants.js'
 
@@ -13,9 +13,9 @@ export function getVerification(ctx: ServiceContext, caller: Caller): Verificati
   return presentVerification(getMerchant(ctx, caller.merchant.id).verification)
 }
 
-export function submit(ctx: ServiceContext, caller: Caller, request: SubmitVerificationRequest): Verification {
+export function submitVerification(ctx: ServiceContext, caller: Caller, request: SubmitVerificationRequest): Verification {
   const merchant = getMerchant(ctx, caller.merchant.id)
-  const verification = submitVerification(merchant.verification, merchant.tier, request, ctx.clock.now(merchant.id))
+  const verification = submittedVerification(merchant.verification, merchant.tier, request, ctx.clock.now(merchant.id))
   requireLiveKey(merchant, caller.mode, 'Verification')
   save(ctx, { ...merchant, verification })
   return presentVerification(verification)
@@ -25,10 +25,10 @@ export function submit(ctx: ServiceContext, caller: Caller, request: SubmitVerif
  * The reviewer's approval unlocks live mode: live Providers on, and the first
  * live key pair returned once (contract §7).
  */
-export function approve(ctx: ServiceContext, caller: Caller): ApproveVerificationResponse {
+export function approveVerification(ctx: ServiceContext, caller: Caller): ApproveVerificationResponse {
   const merchant = getMerchant(ctx, caller.merchant.id)
   // An approved verification is refused as invalid_state before the key is looked at: nothing is minted twice.
-  const verification = reviewVerification(merchant.verification, { approve: true }, ctx.clock.now(merchant.id))
+  const verification = reviewedVerification(merchant.verification, { approve: true }, ctx.clock.now(merchant.id))
   requireLiveKey(merchant, caller.mode, 'Verification')
   save(ctx, { ...merchant, verification, liveUnlocked: true, settings: { ...merchant.settings, liveProviders: true } })
   const secret = issueKey(ctx, merchant.id, 'secret', 'live')
@@ -36,9 +36,9 @@ export function approve(ctx: ServiceContext, caller: Caller): ApproveVerificatio
   return { verification: presentVerification(verification), keys: { secret: secret.plaintext, publishable: publishable.plaintext } }
 }
 
-export function reject(ctx: ServiceContext, caller: Caller, reason: string): Verification {
+export function rejectVerification(ctx: ServiceContext, caller: Caller, reason: string): Verification {
   const merchant = getMerchant(ctx, caller.merchant.id)
-  const verification = reviewVerification(merchant.verification, { approve: false, reason }, ctx.clock.now(merchant.id))
+  const verification = reviewedVerification(merchant.verification, { approve: false, reason }, ctx.clock.now(merchant.id))
   requireLiveKey(merchant, caller.mode, 'Verification')
   save(ctx, { ...merchant, verification })
   return presentVerification(verification)

@@ -12,6 +12,19 @@ export const stateFileSchema = z.object({
   collections: z.record(z.string(), z.array(z.looseObject({ id: z.string() }))),
 })
 
+/**
+ * `POST /_sim/state/import`: one merchant's state file, as `GET /_sim/state`
+ * writes it. Only the envelope is described here; the simulator checks every
+ * document against the store's schema (docs/security.md, "State files").
+ */
+export const importMerchantStateRequestSchema = z.strictObject({
+  format: z.literal('bula-state'),
+  version: z.literal(1),
+  merchantId: z.string().optional(),
+  mode: modeSchema.optional(),
+  collections: z.record(z.string(), z.array(z.looseObject({ id: z.string() }))),
+})
+
 /** `GET /_sim/state`: the calling merchant's own objects of the key's mode. */
 export const merchantStateSchema = stateFileSchema.extend({ merchantId: z.string(), mode: modeSchema })
 export const resetMerchantStateResponseSchema = z.object({ merchantId: z.string(), mode: modeSchema, reset: z.literal(true) })

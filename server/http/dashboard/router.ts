@@ -6,9 +6,7 @@ import type { ServiceContext } from '../../context.js'
 import { parseKeyPrefix } from '../../domain/api-key.js'
 import { findUsableKey, keyStillUsable } from '../../services/api-keys.js'
 import { safe } from '../../templates.js'
-import { authenticate, callerOf } from '../auth.js'
-import { handle } from '../handle.js'
-import { declareRoute } from '../openapi-routes.js'
+import { apiRoutes } from '../api-route.js'
 import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, dashPath, dashboardHeaders, readCookie, sameOrigin, sameToken } from './kit.js'
 import { registerDevelopersPages } from './pages/developers.js'
 import { registerInvoicesPages } from './pages/invoices.js'
@@ -142,8 +140,7 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
 /** `POST /_sim/dashboard/login-links`: what `bula dashboard` opens. */
 export function dashboardLoginRouter(ctx: ServiceContext, sessions: DashboardSessions): Router {
   const router = Router()
-  declareRoute(
-    router,
+  apiRoutes(router, ctx)(
     {
       method: 'post',
       path: '/login-links',
@@ -152,11 +149,10 @@ export function dashboardLoginRouter(ctx: ServiceContext, sessions: DashboardSes
       body: emptyBodySchema,
       response: { status: 201, body: dashboardLoginLinkSchema },
     },
-    authenticate(ctx),
-    handle(ctx, (_req, res) => {
-      const { token, expiresAt } = sessions.createLoginLink(callerOf(res).key)
+    ({ caller }) => {
+      const { token, expiresAt } = sessions.createLoginLink(caller.key)
       return { status: 201, body: { url: `${ctx.urls.base}${dashPath(`/login/${token}`)}`, expiresAt } }
-    }),
+    },
   )
   return router
 }

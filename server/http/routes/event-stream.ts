@@ -1,12 +1,11 @@
-import type { Request, RequestHandler, Response } from 'express'
-import { requestLogQuerySchema } from '../../../src/schemas/index.js'
-import type { ServiceContext } from '../../context.js'
+import type { Request, Response } from 'express'
+import type { RequestLogQuery } from '../../../src/schemas/index.js'
+import type { Caller, ServiceContext } from '../../context.js'
 import { eventsAfter } from '../../events/event-log.js'
 import { eventPayload, type EventRecord } from '../../events/payload.js'
 import { keyStillUsable } from '../../services/api-keys.js'
 import { matches, present, type LoggedRequest } from '../../services/request-log.js'
 import { callerOf } from '../auth.js'
-import { parseWith } from '../validate.js'
 
 const HEARTBEAT_MS = 15_000
 /** How often an open stream checks that its key still authenticates: a revoked key's stream ends within this. */
@@ -67,28 +66,28 @@ function serveSse<T>(
  * `bula listen`. Each message carries the event id, so a client that
  * reconnects with `Last-Event-ID` gets what it missed.
  */
-export function eventStream(ctx: ServiceContext): RequestHandler {
-  return (req, res) => {
-    const { merchant, mode } = callerOf(res)
-    const lastId = req.get('last-event-id')
-    serveSse<EventRecord>(
-      ctx,
-      req,
-      res,
-      'event',
-      (event) => (event.merchantId === merchant.id && event.mode === mode ? { id: event.id, event: event.type, data: eventPayload(event) } : undefined),
-      lastId ? eventsAfter(ctx, merchant.id, mode, lastId) : [],
-    )
-  }
+export function serveEventStream(ctx: ServiceContext, { req, res, caller }: { req: Request; res: Response; caller: Caller }): undefined {
+  const { merchant, mode } = caller
+  const lastId = req.get('last-event-id')
+  serveSse<EventRecord>(
+    ctx,
+    req,
+    res,
+    'event',
+    (event) => (event.merchantId === merchant.id && event.mode === mode ? { id: event.id, event: event.type, data: eventPayload(event) } : undefined),
+    lastId ? eventsAfter(ctx, merchant.id, mode, lastId) : [],
+  )
+  return undefined
 }
 
 /** `GET /_sim/logs/stream[?status=4xx&path=/v1/...]`: the merchant's API calls of the key's mode as they finish, for `bula logs tail`. */
-export function requestLogStream(ctx: ServiceContext): RequestHandler {
-  return (req, res) => {
-    const { merchant, mode } = callerOf(res)
-    const query = parseWith(requestLogQuerySchema, req.query, 'query')
-    serveSse<LoggedRequest>(ctx, req, res, 'request', (entry) =>
-      entry.merchantId === merchant.id && entry.mode === mode && matches(entry, query) ? { event: 'request', data: present(entry) } : undefined,
-    )
-  }
+export function serveRequestLogStream(
+  ctx: ServiceContext,
+  { req, res, caller, query }: { req: Request; res: Response; caller: Caller; query: RequestLogQuery },
+): undefined {
+  const { merchant, mode } = caller
+  serveSse<LoggedRequest>(ctx, req, res, 'request', (entry) =>
+    entry.merchantId === merchant.id && entry.mode === mode && matches(entry, query) ? { event: 'request', data: present(entry) } : undefined,
+  )
+  return undefined
 }

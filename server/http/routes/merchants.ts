@@ -1,29 +1,20 @@
 import { Router } from 'express'
-import { emptyBodySchema, merchantMeSchema } from '../../../src/schemas/index.js'
+import { merchantMeSchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { describeMe } from '../../services/merchants.js'
-import { authenticate, callerOf } from '../auth.js'
-import { handle } from '../handle.js'
-import { declareRoute } from '../openapi-routes.js'
-import { parseWith } from '../validate.js'
+import { apiRoutes } from '../api-route.js'
 
 export function merchantsRouter(ctx: ServiceContext): Router {
   const router = Router()
-  declareRoute(
-    router,
+  apiRoutes(router, ctx)(
     {
       method: 'get',
       path: '/me',
       summary: 'The calling merchant: tier, mode, balance of the key\'s mode and payout schedule',
       auth: 'secret',
-      query: emptyBodySchema,
       response: { body: merchantMeSchema },
     },
-    authenticate(ctx),
-    handle(ctx, (req, res) => {
-      parseWith(emptyBodySchema, req.query, 'query')
-      return { body: describeMe(callerOf(res)) }
-    }),
+    ({ caller }) => ({ body: describeMe(caller) }),
   )
   return router
 }

@@ -1,19 +1,17 @@
 import { Router } from 'express'
 import { ApiError } from '../../../src/errors.js'
-import { emptyBodySchema, listPayoutsQuerySchema, payoutListSchema, payoutSchema } from '../../../src/schemas/index.js'
+import { listPayoutsQuerySchema, payoutListSchema, payoutSchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { getPayout, listPayouts } from '../../services/payouts.js'
-import { authenticate, callerOf } from '../auth.js'
-import { handle } from '../handle.js'
+import { apiRoutes } from '../api-route.js'
+import { authenticate } from '../auth.js'
 import { declareRoute } from '../openapi-routes.js'
-import { parseWith } from '../validate.js'
 
 /** Read-only: Payouts come from settlement runs or the dashboard, never from the API (spec). */
 export function payoutsRouter(ctx: ServiceContext): Router {
   const router = Router()
-  router.use(authenticate(ctx))
-  declareRoute(
-    router,
+  const route = apiRoutes(router, ctx)
+  route(
     {
       method: 'get',
       path: '/',
@@ -22,16 +20,13 @@ export function payoutsRouter(ctx: ServiceContext): Router {
       query: listPayoutsQuerySchema,
       response: { body: payoutListSchema },
     },
-    handle(ctx, (req, res) => ({ body: listPayouts(ctx, callerOf(res), parseWith(listPayoutsQuerySchema, req.query, 'query')) })),
+    ({ caller, query }) => ({ body: listPayouts(ctx, caller, query) }),
   )
-  declareRoute(
-    router,
-    { method: 'get', path: '/:id', summary: 'Get a Payout', auth: 'secret', query: emptyBodySchema, response: { body: payoutSchema } },
-    handle(ctx, (req, res) => {
-      parseWith(emptyBodySchema, req.query, 'query')
-      return { body: getPayout(ctx, callerOf(res), String(req.params.id)) }
-    }),
-  )
+  route({ method: 'get', path: '/:id', summary: 'Get a Payout', auth: 'secret', response: { body: payoutSchema } }, ({ caller, params }) => ({
+    body: getPayout(ctx, caller, params.id!),
+  }))
+  // Any other method: the key is checked first (401 before 405), as on every route.
+  const authenticated = authenticate(ctx)
   for (const path of ['/', '/:id']) {
     declareRoute(
       router,
@@ -42,6 +37,7 @@ export function payoutsRouter(ctx: ServiceContext): Router {
         auth: 'secret',
         errors: ['method_not_allowed'],
       },
+      authenticated,
       (req, _res, next) => {
         next(
           new ApiError(

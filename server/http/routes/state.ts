@@ -1,17 +1,13 @@
 import { Router } from 'express'
 import {
-  emptyBodySchema,
+  importMerchantStateRequestSchema,
   importMerchantStateResponseSchema,
   merchantStateSchema,
   resetMerchantStateResponseSchema,
-  stateFileSchema,
 } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { exportMerchantState, importMerchantState, resetMerchantState } from '../../services/merchant-state.js'
-import { authenticate, callerOf } from '../auth.js'
-import { handle } from '../handle.js'
-import { declareRoute } from '../openapi-routes.js'
-import { parseWith } from '../validate.js'
+import { apiRoutes } from '../api-route.js'
 
 /**
  * `/_sim/state`: the calling merchant's own objects of the key's mode as a
@@ -21,49 +17,39 @@ import { parseWith } from '../validate.js'
  */
 export function stateRouter(ctx: ServiceContext): Router {
   const router = Router()
-  router.use(authenticate(ctx))
-  declareRoute(
-    router,
+  const route = apiRoutes(router, ctx)
+  route(
     {
       method: 'get',
       path: '/',
       summary: 'Export the calling merchant\'s own objects of the key\'s mode as a state file',
       auth: 'secret',
-      query: emptyBodySchema,
       response: { body: merchantStateSchema },
     },
-    handle(ctx, (req, res) => {
-      parseWith(emptyBodySchema, req.query, 'query')
-      return { body: exportMerchantState(ctx, callerOf(res)) }
-    }),
+    ({ caller }) => ({ body: exportMerchantState(ctx, caller) }),
   )
-  declareRoute(
-    router,
+  route(
     {
       method: 'post',
       path: '/reset',
       summary: 'Reset the key\'s mode of the calling merchant to just signed up, keeping its keys, settings, clock and other mode',
       auth: 'secret',
-      body: emptyBodySchema,
       response: { body: resetMerchantStateResponseSchema },
     },
-    handle(ctx, (req, res) => {
-      parseWith(emptyBodySchema, req.body)
-      return { body: resetMerchantState(ctx, callerOf(res)) }
-    }),
+    ({ caller }) => ({ body: resetMerchantState(ctx, caller) }),
   )
-  declareRoute(
-    router,
+  // The envelope is parsed here; importMerchantState checks every document, reference and range (docs/security.md).
+  route(
     {
       method: 'post',
       path: '/import',
       summary: 'Replace the calling merchant\'s objects of the key\'s mode with those of a state file it exported',
       auth: 'secret',
-      body: stateFileSchema,
+      body: importMerchantStateRequestSchema,
       response: { body: importMerchantStateResponseSchema },
       errors: ['live_key_required'],
     },
-    handle(ctx, (req, res) => ({ body: importMerchantState(ctx, callerOf(res), req.body) })),
+    ({ caller, body }) => ({ body: importMerchantState(ctx, caller, body) }),
   )
   return router
 }

@@ -10,7 +10,7 @@ import {
 } from '../../../../src/schemas/index.js'
 import { describeDestination } from '../../../../src/cli/payout-destination.js'
 import { presentSettings, updateSettings } from '../../../services/settings.js'
-import { approve, getVerification, reject, submit } from '../../../services/verification.js'
+import { approveVerification, getVerification, rejectVerification, submitVerification } from '../../../services/verification.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
 import { dashPath, formatTime, type ActionInput, type Dash, type DashboardKit } from '../kit.js'
@@ -215,7 +215,7 @@ export function registerSettingsPages(kit: DashboardKit, router: Router): void {
       const documents = Object.fromEntries(
         Object.keys(DOCUMENT_LABELS).flatMap((name) => (files[name] ? [[name, imageValue(files[name])]] : [])),
       )
-      submit(ctx, dash.caller, parseWith(submitVerificationRequestSchema, { tin: fields.tin?.trim(), ...documents }))
+      submitVerification(ctx, dash.caller, parseWith(submitVerificationRequestSchema, { tin: fields.tin?.trim(), ...documents }))
       return {
         redirect: dashPath('/settings'),
         flash: { tone: 'ok', text: 'Verification submitted: it is pending review. Approve or reject it below, as the reviewer would.' },
@@ -225,7 +225,7 @@ export function registerSettingsPages(kit: DashboardKit, router: Router): void {
   )
 
   kit.action(router, '/settings/verification/approve', (_req, dash) => {
-    const { keys } = approve(ctx, dash.caller)
+    const { keys } = approveVerification(ctx, dash.caller)
     // This session has just been shown the live keys, so it may show live data too.
     dash.session.liveAccess = true
     return {
@@ -241,7 +241,7 @@ export function registerSettingsPages(kit: DashboardKit, router: Router): void {
 
   kit.action(router, '/settings/verification/reject', (_req, dash, input) => {
     const { reason } = parseWith(rejectVerificationRequestSchema, { reason: input.fields.reason })
-    reject(ctx, dash.caller, reason)
+    rejectVerification(ctx, dash.caller, reason)
     return { redirect: dashPath('/settings'), flash: { tone: 'ok', text: 'Verification rejected. The merchant can correct it and submit again.' } }
   })
 }

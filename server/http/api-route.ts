@@ -1,0 +1,92 @@
+import type { Request, RequestHandler, Response, Router } from 'express'
+import type { z } from 'zod'
+import { ApiError } from '../../src/errors.js'
+import { emptyBodySchema } from '../../src/schemas/index.js'
+import type { Caller, ServiceContext } from '../context.js'
+import { authenticate, callerOf } from './auth.js'
+import { handle, type Reply } from './handle.js'
+import { declareRoute, type RouteSpec } from './openapi-routes.js'
+import { idempotencyKeyOf, parseWith } from './validate.js'
+
+type Parsed<T> = T extends z.ZodType ? z.output<T> : Record<string, never>
+
+/** What a route's handler is given: everything its declaration describes, already checked. */
+export interface RouteInput<S extends RouteSpec> {
+  req: Request
+  res: Response
+  caller: S['auth'] extends 'none' ? undefined : Caller
+  /** The body parsed with `spec.body`; a route that declares none takes none (`{}` or no body at all). */
+  body: Parsed<S['body']>
+  /** The query parsed with `spec.query`; a route that declares none takes no query parameter. */
+  query: Parsed<S['query']>
+  params: Record<string, string>
+  /** The Idempotency-Key, on routes that declare `idempotencyKey`. */
+  key: S['idempotencyKey'] extends true ? string : undefined
+}
+
+/** A handler returns its answer, or nothing once it has written the answer itself (a file, an event stream). */
+export type RouteHandler<S extends RouteSpec> = (input: RouteInput<S>) => Reply | undefined | Promise<Reply | undefined>
+
+/** Whether a request carries a body at all (RFC 9112 §6.3): a length above zero, or chunks. */
+const hasBody = (req: Request): boolean =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')
+
+/**
+ * A body the JSON parser did not read because it is not JSON is refused as
+ * such, rather than read as no body at all (a `text/plain` body would
+ * otherwise pass as `{}`, or be refused for a field it does contain).
+ */
+function requireJson(req: Request): void {
+  if (hasBody(req) && !req.is('application/json')) {
+    throw new ApiError(415, 'unsupported_media_type', `Send the body as JSON, with \`Content-Type: application/json\` (got ${req.get('content-type') ?? 'none'}).`, 'Content-Type')
+  }
+}
+
+/**
+ * The routes of one router, declared once: each spec is what /openapi.json
+ * documents and also what the request is held to, by construction. Before
+ * the handler runs, a route authenticates the key its spec names, applies
+ * the router's `guard` (such as the business tier), and parses the
+ * Idempotency-Key, the query string and the body with the spec's own
+ * schemas (strictly: a route that declares no query or body takes none).
+ * Then the handler runs, its writes are committed, and its answer is sent
+ * (server/http/handle.ts).
+ */
+export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?: (caller: Caller) => void } = {}) {
+  return <const S extends RouteSpec>(spec: S, run: RouteHandler<S>): void => {
+    const before: RequestHandler[] = []
+    if (spec.auth !== 'none') before.push(authenticate(ctx, { allowPublishable: spec.auth === 'secret-or-publishable' }))
+    const guard = options.guard
+    if (guard && spec.auth !== 'none') {
+      before.push((_req, res, next) => {
+        try {
+          guard(callerOf(res))
+          next()
+        } catch (error) {
+          next(error)
+        }
+      })
+    }
+    declareRoute(
+      router,
+      spec,
+      ...before,
+      handle(ctx, (req, res) => {
+        const key = spec.idempotencyKey ? idempotencyKeyOf(req) : undefined
+        const query = parseWith(spec.query ?? emptyBodySchema, req.query, 'query')
+        requireJson(req)
+        const body = parseWith(spec.body ?? emptyBodySchema, req.body)
+        const input = {
+          req,
+          res,
+          caller: spec.auth === 'none' ? undefined : callerOf(res),
+          body,
+          query,
+          params: req.params as Record<string, string>,
+          key,
+        }
+        return run(input as RouteInput<S>)
+      }),
+    )
+  }
+}

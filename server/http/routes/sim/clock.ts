@@ -1,0 +1,25 @@
+import { Router } from 'express'
+import { advanceClockRequestSchema, advanceClockResponseSchema, clockSchema } from '../../../../src/schemas/index.js'
+import type { ServiceContext } from '../../../context.js'
+import { apiRoutes } from '../../api-route.js'
+
+/** `/_sim/clock`: the merchant's own clock (docs/simulator.md, "The clock"). */
+export function clockRouter(ctx: ServiceContext): Router {
+  const router = Router()
+  const route = apiRoutes(router, ctx)
+  route({ method: 'get', path: '/clock', summary: 'The merchant\'s clock', auth: 'secret', response: { body: clockSchema } }, ({ caller }) => ({
+    body: { now: ctx.clock.now(caller.merchant.id), offsetMs: ctx.clock.offset(caller.merchant.id) },
+  }))
+  route(
+    {
+      method: 'post',
+      path: '/clock/advance',
+      summary: 'Advance the merchant\'s clock, running what falls due on the way',
+      auth: 'secret',
+      body: advanceClockRequestSchema,
+      response: { body: advanceClockResponseSchema },
+    },
+    async ({ caller, body }) => ({ body: await ctx.clock.advance(caller.merchant.id, body) }),
+  )
+  return router
+}

@@ -1,0 +1,75 @@
+import { Router } from 'express'
+import {
+  emailListSchema,
+  eventListSchema,
+  eventWithDeliveriesSchema,
+  listEventsQuerySchema,
+  requestLogQuerySchema,
+  requestLogSchema,
+  resendEventRequestSchema,
+  resendEventResponseSchema,
+} from '../../../../src/schemas/index.js'
+import type { ServiceContext } from '../../../context.js'
+import { presentDelivery } from '../../../domain/webhook-endpoint.js'
+import { getEvent, listEvents, resendEvent } from '../../../events/event-log.js'
+import { listEmails } from '../../../services/outbox.js'
+import { apiRoutes } from '../../api-route.js'
+import { serveEventStream, serveRequestLogStream } from '../event-stream.js'
+
+/** `/_sim/events`, `/_sim/logs` and `/_sim/emails`: what happened, in the key's mode, as lists and as streams. */
+export function eventsRouter(ctx: ServiceContext): Router {
+  const router = Router()
+  const route = apiRoutes(router, ctx)
+  route(
+    {
+      method: 'get',
+      path: '/events/stream',
+      summary: 'The merchant\'s events of the key\'s mode as Server-Sent Events',
+      description: 'Reconnecting with `Last-Event-ID` replays the events missed since that id.',
+      auth: 'secret',
+      response: {
+        contentType: 'text/event-stream',
+        description: 'One message per event: `id` the event id, `event` its type, `data` its payload (Event).',
+      },
+    },
+    (input) => serveEventStream(ctx, input),
+  )
+  route(
+    {
+      method: 'get',
+      path: '/logs/stream',
+      summary: 'The merchant\'s API calls of the key\'s mode as Server-Sent Events',
+      auth: 'secret',
+      query: requestLogQuerySchema,
+      response: { contentType: 'text/event-stream', description: 'One `request` message per finished call; `data` is a RequestLogEntry.' },
+    },
+    (input) => serveRequestLogStream(ctx, input),
+  )
+  route(
+    { method: 'get', path: '/logs', summary: 'The request log of the key\'s mode', auth: 'secret', query: requestLogQuerySchema, response: { body: requestLogSchema } },
+    ({ caller, query }) => ({ body: { data: ctx.requestLog.list(caller.merchant.id, caller.mode, query) } }),
+  )
+  route(
+    { method: 'get', path: '/events/:id', summary: 'An event with its deliveries', auth: 'secret', response: { body: eventWithDeliveriesSchema } },
+    ({ caller, params }) => ({ body: getEvent(ctx, caller, params.id!) }),
+  )
+  route(
+    {
+      method: 'post',
+      path: '/events/:id/resend',
+      summary: 'Deliver an event again, to one endpoint or every active one',
+      auth: 'secret',
+      body: resendEventRequestSchema,
+      response: { body: resendEventResponseSchema },
+    },
+    ({ caller, params, body }) => ({ body: { deliveries: resendEvent(ctx, caller, params.id!, body.endpointId).map(presentDelivery) } }),
+  )
+  route(
+    { method: 'get', path: '/events', summary: 'Events of the key\'s mode, newest first', auth: 'secret', query: listEventsQuerySchema, response: { body: eventListSchema } },
+    ({ caller, query }) => ({ body: listEvents(ctx, caller, query) }),
+  )
+  route({ method: 'get', path: '/emails', summary: 'The outbox of the key\'s mode, newest first', auth: 'secret', response: { body: emailListSchema } }, ({ caller }) => ({
+    body: { data: listEmails(ctx, caller.merchant.id, caller.mode) },
+  }))
+  return router
+}

@@ -1,0 +1,26 @@
+import { Router } from 'express'
+import { healthSchema, signupRequestSchema, signupResponseSchema } from '../../../../src/schemas/index.js'
+import type { ServiceContext } from '../../../context.js'
+import { signup } from '../../../services/merchants.js'
+import { apiRoutes } from '../../api-route.js'
+
+/** `/_sim/health` and `/_sim/merchants`: the two routes that take no key. */
+export function healthRouter(ctx: ServiceContext, version: string): Router {
+  const router = Router()
+  const route = apiRoutes(router, ctx)
+  route({ method: 'get', path: '/health', summary: 'Whether the simulator is up, and its version', auth: 'none', response: { body: healthSchema } }, () => ({
+    body: { status: 'ok', version },
+  }))
+  route(
+    {
+      method: 'post',
+      path: '/merchants',
+      summary: 'Sign up a merchant: its test key pair',
+      auth: 'none',
+      body: signupRequestSchema,
+      response: { status: 201, body: signupResponseSchema },
+    },
+    ({ body }) => ({ status: 201, body: signup(ctx, body) }),
+  )
+  return router
+}

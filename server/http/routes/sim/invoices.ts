@@ -1,0 +1,48 @@
+import { Router } from 'express'
+import { emailResponseSchema, invoiceSchema, payInvoiceRequestSchema, payResponseSchema, updateInvoiceRequestSchema } from '../../../../src/schemas/index.js'
+import type { ServiceContext } from '../../../context.js'
+import { emailInvoice } from '../../../services/invoice-email.js'
+import { payInvoice, requireBusiness, updateDraft } from '../../../services/invoices.js'
+import { apiRoutes } from '../../api-route.js'
+
+/** `/_sim/invoices/{id}`: draft edits, e-mail and the customer's payment, for business accounts as on `/v1/invoices`. */
+export function simInvoicesRouter(ctx: ServiceContext): Router {
+  const router = Router()
+  const route = apiRoutes(router, ctx, { guard: requireBusiness })
+  route(
+    {
+      method: 'patch',
+      path: '/invoices/:id',
+      summary: 'Edit a draft Invoice',
+      auth: 'secret',
+      body: updateInvoiceRequestSchema,
+      response: { body: invoiceSchema },
+      errors: ['business_only', 'invalid_state'],
+    },
+    ({ caller, params, body }) => ({ body: updateDraft(ctx, caller, params.id!, body) }),
+  )
+  route(
+    {
+      method: 'post',
+      path: '/invoices/:id/pay',
+      summary: 'Pay a sent Invoice as the customer would',
+      auth: 'secret',
+      body: payInvoiceRequestSchema,
+      response: { body: payResponseSchema },
+      errors: ['business_only', 'invalid_state', 'live_mode_unavailable'],
+    },
+    ({ caller, params, body }) => ({ body: payInvoice(ctx, caller, params.id!, body) }),
+  )
+  route(
+    {
+      method: 'post',
+      path: '/invoices/:id/email',
+      summary: 'E-mail a sent Invoice to its customer (into the outbox)',
+      auth: 'secret',
+      response: { body: emailResponseSchema },
+      errors: ['business_only'],
+    },
+    async ({ caller, params }) => ({ body: { email: await emailInvoice(ctx, caller, params.id!) } }),
+  )
+  return router
+}

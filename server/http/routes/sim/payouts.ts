@@ -1,0 +1,35 @@
+import { Router } from 'express'
+import { failNextPayoutRequestSchema, failNextPayoutResponseSchema, payoutResponseSchema } from '../../../../src/schemas/index.js'
+import type { ServiceContext } from '../../../context.js'
+import { failNextPayout, requestPayout } from '../../../services/payouts.js'
+import { apiRoutes } from '../../api-route.js'
+
+/** `/_sim/payouts`: the dashboard's "pay out now" and the live payout fault. */
+export function simPayoutsRouter(ctx: ServiceContext): Router {
+  const router = Router()
+  const route = apiRoutes(router, ctx)
+  route(
+    {
+      method: 'post',
+      path: '/payouts/request',
+      summary: 'Pay out the key\'s mode\'s balance now (manual schedule)',
+      auth: 'secret',
+      response: { status: 201, body: payoutResponseSchema },
+      errors: ['payout_schedule_not_manual', 'no_balance'],
+    },
+    ({ caller }) => ({ status: 201, body: { payout: requestPayout(ctx, caller) } }),
+  )
+  route(
+    {
+      method: 'post',
+      path: '/payouts/fail-next',
+      summary: 'Make the next live transfer fail with a reason',
+      auth: 'secret',
+      body: failNextPayoutRequestSchema,
+      response: { body: failNextPayoutResponseSchema },
+      errors: ['live_key_required'],
+    },
+    ({ caller, body }) => ({ body: failNextPayout(ctx, caller, body.reason) }),
+  )
+  return router
+}

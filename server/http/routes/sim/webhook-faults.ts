@@ -1,0 +1,29 @@
+import { Router } from 'express'
+import { webhookFaultsRequestSchema, webhookFaultsResponseSchema } from '../../../../src/schemas/index.js'
+import type { ServiceContext } from '../../../context.js'
+import { getFaults, setFaults } from '../../../services/webhook-faults.js'
+import { apiRoutes } from '../../api-route.js'
+
+/** `/_sim/webhook-faults`: seeded delivery faults of the key's mode (docs/webhooks.md). */
+export function webhookFaultsRouter(ctx: ServiceContext): Router {
+  const router = Router()
+  const route = apiRoutes(router, ctx)
+  route({ method: 'get', path: '/webhook-faults', summary: 'Delivery faults of the key\'s mode', auth: 'secret', response: { body: webhookFaultsResponseSchema } }, ({ caller }) => ({
+    body: { faults: getFaults(ctx, caller) },
+  }))
+  route(
+    {
+      method: 'put',
+      path: '/webhook-faults',
+      summary: 'Set seeded delivery faults for the key\'s mode',
+      auth: 'secret',
+      body: webhookFaultsRequestSchema,
+      response: { body: webhookFaultsResponseSchema },
+    },
+    ({ caller, body }) => ({ body: { faults: setFaults(ctx, caller, body) } }),
+  )
+  route({ method: 'delete', path: '/webhook-faults', summary: 'Turn delivery faults off', auth: 'secret', response: { body: webhookFaultsResponseSchema } }, ({ caller }) => ({
+    body: { faults: setFaults(ctx, caller, null) },
+  }))
+  return router
+}
