@@ -113,7 +113,7 @@ function openApiPath(expressPath: string): { path: string; params: string[] } {
 }
 
 const pathParameters = (names: readonly string[]): JsonObject[] =>
-  names.map((name) => ({ name, in: 'path', required: true, schema: jsonOf(z.string()) }))
+  names.map((name) => ({ name, in: 'path', required: true, schema: jsonOf(z.string().min(1)) }))
 
 const operationId = (method: string, path: string): string =>
   method + path.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => `${word[0]!.toUpperCase()}${word.slice(1)}`).join('')
@@ -219,7 +219,12 @@ class DocumentBuilder {
             headers: headerRefs(spec.idempotencyKey ? ['X-Request-Id', 'Idempotent-Replayed'] : ['X-Request-Id']),
             content: { 'application/json': { schema: schemaRef(this.nameOf(spec.response.body, where)) } },
           }
-        : { description: spec.response.description, headers: headerRefs(['X-Request-Id']), content: { [spec.response.contentType]: {} } }
+        : {
+            description: spec.response.description,
+            headers: headerRefs(['X-Request-Id']),
+            // The spec serves the PDF as octet-stream: binary, described as such; a stream is text.
+            content: { [spec.response.contentType]: { schema: spec.response.contentType === 'application/octet-stream' ? { type: 'string', format: 'binary' } : { type: 'string' } } },
+          }
     const errors = [...commonErrors(spec.method, spec.auth, params.length > 0, spec.method !== 'get'), ...(spec.errors ?? [])]
     this.pathItem(path)[spec.method] = {
       operationId: operationId(spec.method, path),
@@ -325,7 +330,11 @@ export function openApiDocument(app: Express, version: string, baseUrl?: string)
         },
       },
       headers: Object.fromEntries(
-        Object.entries(RESPONSE_HEADERS).map(([name, { description, schema }]) => [name, { description, schema: jsonOf(schema) }]),
+        Object.entries(RESPONSE_HEADERS).map(([name, { description, schema }]) => [
+          name,
+          // Every answer carries X-Request-Id; the others come with what their description says.
+          { description, ...(name === 'X-Request-Id' ? { required: true } : {}), schema: jsonOf(schema) },
+        ]),
       ),
     },
   }

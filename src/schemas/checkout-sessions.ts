@@ -56,6 +56,8 @@ export const createCheckoutSessionRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['currency'], message: 'currency is required with amount' })
     }
   })
+  // The same rule in the document, so schema-driven clients and tools make only bodies the server takes.
+  .meta({ oneOf: [{ required: ['amount', 'currency'] }, { required: ['quote'] }] })
 export type CreateCheckoutSessionRequest = z.infer<typeof createCheckoutSessionRequestSchema>
 
 export const checkoutSessionQuoteSchema = z.object({
@@ -130,10 +132,8 @@ export const payResponseSchema = z.object({
 export type PayResponse = z.infer<typeof payResponseSchema>
 
 /** Quote rates: FJD per unit, decimal strings with up to 6 places. */
-export const rateStringSchema = z
-  .string()
-  .regex(/^(0|[1-9][0-9]{0,3})(\.[0-9]{1,6})?$/, 'must be a decimal like 2.2500')
-  .refine((value) => Number(value) > 0, 'must be more than 0')
+/** More than 0 in the pattern itself (not a refinement), so the document says it too. */
+export const rateStringSchema = z.string().regex(/^([1-9][0-9]{0,3}(\.[0-9]{1,6})?|0\.(?=[0-9]*[1-9])[0-9]{1,6})$/, 'must be a decimal more than 0, like 2.2500')
 export const ratesSchema = z.object({
   USD: z.object({ rate: z.string(), asOf: timestampSchema }),
   AUD: z.object({ rate: z.string(), asOf: timestampSchema }),

@@ -14,6 +14,7 @@ export const advanceClockRequestSchema = z
     message: 'send exactly one of `ms` or `to`',
     path: ['ms'],
   })
+  .meta({ oneOf: [{ required: ['ms'] }, { required: ['to'] }] })
 export type AdvanceClockRequest = z.infer<typeof advanceClockRequestSchema>
 
 export const clockSchema = z.object({

@@ -25,12 +25,20 @@ export const errorEnvelopeSchema = z.object({
 /** A request body that must be absent or an empty JSON object. */
 export const emptyBodySchema = z.strictObject({})
 
-/** A whole number sent as a query string value. */
-export const integerQuerySchema = (name: string) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,16}$/, `${name} must be a whole number`)
-    .transform(Number)
+/**
+ * A whole number sent as a query string value: digits only (no sign,
+ * exponent or hex), read as a number. The document declares it `integer`
+ * with its range, so typed clients send `limit: 5`, not a string.
+ */
+export const integerQuerySchema = (name: string, range: { min?: number; max?: number } = {}, what = 'a whole number') =>
+  z.preprocess(
+    (value) => (typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: `${name} must be ${what}` })
+      .int(`${name} must be ${what}`)
+      .min(range.min ?? 0)
+      .max(range.max ?? Number.MAX_SAFE_INTEGER),
+  )
 
 /** The list `limit` of the spec: 1 to `max` (100), as a query string value. */
-export const limitQuerySchema = (max = 100) => integerQuerySchema('limit').pipe(z.number().int().min(1).max(max))
+export const limitQuerySchema = (max = 100) => integerQuerySchema('limit', { min: 1, max })

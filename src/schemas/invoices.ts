@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { MAX_AMOUNT, providerSchema } from './checkout-sessions.js'
-import { limitQuerySchema, modeSchema, timestampSchema } from './common.js'
+import { integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
 
 export const invoiceStatusSchema = z.enum(['draft', 'sent', 'paid', 'void'])
 export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>
@@ -24,6 +24,7 @@ export const taxPercentSchema = z
   .min(0)
   .max(100)
   .refine((value) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-9, 'at most 2 decimal places')
+  .meta({ multipleOf: 0.01 })
 
 export const invoiceFields = {
   customerName: z.string().trim().min(1).max(100),
@@ -52,6 +53,7 @@ export const createInvoiceRequestSchema = z
     vatNumber: invoiceFields.vatNumber.optional(),
   })
   .superRefine(taxLabelNeedsPercent)
+  .meta({ dependentRequired: { taxLabel: ['taxPercent'] } })
 export type CreateInvoiceRequest = z.infer<typeof createInvoiceRequestSchema>
 
 /** Draft edits through the dashboard stand-in; `null` clears an optional field. No cap here: send checks it. */
@@ -94,7 +96,7 @@ export type Invoice = z.infer<typeof invoiceSchema>
 
 export const listInvoicesQuerySchema = z.strictObject({
   limit: limitQuerySchema().optional(),
-  starting_after: z.string().regex(/^[0-9]{1,12}$/, 'starting_after must be an Invoice id').transform(Number).optional(),
+  starting_after: integerQuerySchema('starting_after', { min: 1, max: 999_999_999_999 }, 'an Invoice id').optional(),
 })
 export type ListInvoicesQuery = z.infer<typeof listInvoicesQuerySchema>
 

@@ -5,13 +5,16 @@ import { verificationStatusSchema } from './merchants.js'
 /** An image as a data URL (`data:image/png;base64,...`) or bare base64. */
 const imageSchema = z.string().min(1)
 
-export const submitVerificationRequestSchema = z.strictObject({
-  /** Fiji TIN: nine digits, dashes and spaces allowed between them. */
-  tin: z.string().regex(/^[0-9][0-9 -]{7,14}[0-9]$/, 'must be a 9-digit TIN'),
-  tinCardPhoto: imageSchema,
-  businessRegistration: imageSchema.optional(),
-  personalId: imageSchema.optional(),
-})
+export const submitVerificationRequestSchema = z
+  .strictObject({
+    /** Fiji TIN: nine digits, a dash or a space allowed between two of them. */
+    tin: z.string().regex(/^([0-9][ -]?){8}[0-9]$/, 'must be a 9-digit TIN'),
+    tinCardPhoto: imageSchema,
+    businessRegistration: imageSchema.optional(),
+    personalId: imageSchema.optional(),
+  })
+  // Business accounts send businessRegistration, individual ones personalId: one of the two, never both.
+  .meta({ oneOf: [{ required: ['businessRegistration'] }, { required: ['personalId'] }] })
 export type SubmitVerificationRequest = z.infer<typeof submitVerificationRequestSchema>
 
 export const rejectVerificationRequestSchema = z.strictObject({

@@ -27,7 +27,7 @@ const TABLE_ROWS = 50
 
 const RAILS: Record<Payout['rail'], string> = { bank_transfer: 'Bank transfer', wallet: 'Wallet' }
 
-const payoutsQuerySchema = z.strictObject({ page: integerQuerySchema('page').pipe(z.number().int().min(1)).optional() })
+const payoutsQuerySchema = z.strictObject({ page: integerQuerySchema('page', { min: 1 }).optional() })
 
 const payoutPath = (id: string): string => `/payouts/${encodeURIComponent(id)}`
 
