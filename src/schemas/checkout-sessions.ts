@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { SESSION_STATUSES } from './enums.js'
-import { integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
+import { httpsUrlSchema, integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
 
 /** Under FJD 5,000.00, in both modes (spec, Limits). */
 export const MAX_AMOUNT = 499_999
@@ -14,7 +14,6 @@ export type QuoteCurrency = z.infer<typeof quoteCurrencySchema>
 export const providerSchema = z.enum(['card', 'mpaisa', 'mycash'])
 export type Provider = z.infer<typeof providerSchema>
 
-const redirectUrlSchema = z.url({ protocol: /^https?$/ }).max(2048)
 
 export const METADATA_MAX_PAIRS = 20
 export const METADATA_MAX_KEY = 40
@@ -23,6 +22,7 @@ export const METADATA_MAX_VALUE = 500
 export const metadataSchema = z
   .record(z.string().min(1).max(METADATA_MAX_KEY), z.string().max(METADATA_MAX_VALUE))
   .refine((value) => Object.keys(value).length <= METADATA_MAX_PAIRS, { message: `at most ${METADATA_MAX_PAIRS} pairs` })
+  .meta({ maxProperties: METADATA_MAX_PAIRS })
 
 /**
  * CreateCheckoutSessionRequest. Rules that depend on the mode or the clock
@@ -39,11 +39,15 @@ export const createCheckoutSessionRequestSchema = z
         currency: quoteCurrencySchema,
       })
       .optional(),
-    successUrl: redirectUrlSchema.optional(),
-    cancelUrl: redirectUrlSchema.optional(),
+    successUrl: httpsUrlSchema.optional(),
+    cancelUrl: httpsUrlSchema.optional(),
     metadata: metadataSchema.optional(),
     customerEmail: z.email().max(254).optional(),
-    expiresAt: timestampSchema.optional(),
+    expiresAt: timestampSchema.optional().meta({
+      description: 'Unix ms on the merchant\'s clock, 30 minutes to 24 hours from now (default 24 hours).',
+      // A range relative to the merchant's clock, which JSON Schema cannot state; test/fuzz/schema-driven.test.ts reads it.
+      'x-bula-from-now': { minMs: 30 * 60 * 1000, maxMs: 24 * 60 * 60 * 1000 },
+    }),
   })
   .superRefine((body, ctx) => {
     if (body.quote !== undefined) {

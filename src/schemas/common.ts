@@ -22,6 +22,20 @@ export const errorEnvelopeSchema = z.object({
   }),
 })
 
+/**
+ * A URL where the spec asks for HTTPS. The service checks it against the
+ * key's mode (test mode also takes http on loopback and on `--allowed-host`
+ * names); the document states the part every mode takes, so a client built
+ * from it sends only URLs the server accepts.
+ */
+export const httpsUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .meta({
+    pattern: '^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?(/|$))',
+    description: 'HTTPS. Test mode also takes http://localhost, http://127.0.0.1, http://[::1] and the names given to `bula serve --allowed-host`.',
+  })
+
 /** A request body that must be absent or an empty JSON object. */
 export const emptyBodySchema = z.strictObject({})
 

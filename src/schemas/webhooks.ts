@@ -1,9 +1,9 @@
 import { z } from 'zod'
-import { modeSchema, timestampSchema } from './common.js'
+import { httpsUrlSchema, modeSchema, timestampSchema } from './common.js'
 import { eventSchema } from './events.js'
 
 export const createWebhookEndpointRequestSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/ }).max(2048),
+  url: httpsUrlSchema,
 })
 export type CreateWebhookEndpointRequest = z.infer<typeof createWebhookEndpointRequestSchema>
 

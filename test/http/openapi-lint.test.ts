@@ -1,0 +1,36 @@
+import { execa } from 'execa'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningServer } from '../../server/start.js'
+import { call, startTestServer } from '../helpers/http.js'
+
+// Issue 13: /openapi.json passes Redocly's recommended rules; the warnings left are listed and justified in docs/openapi.md.
+
+let server: RunningServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(() => server.close())
+
+describe('Redocly lint of /openapi.json (recommended rules)', () => {
+  it('reports no error, and no warning but the catch-alls that answer only 405', async () => {
+    const document = (await call(server.baseUrl, 'GET', '/openapi.json')).body
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-openapi-')), 'openapi.json')
+    await writeFile(file, JSON.stringify(document))
+    const result = await execa('npx', ['--no-install', 'redocly', 'lint', file, '--format=json'], {
+      reject: false,
+      env: { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    })
+    const report = JSON.parse(result.stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string; location: { pointer: string }[] }[] }
+    expect(report.totals.errors).toBe(0)
+    const warnings = report.problems.filter((problem) => problem.severity === 'warn')
+    expect(new Set(warnings.map((warning) => warning.ruleId))).toEqual(new Set(['operation-2xx-response']))
+    for (const warning of warnings) {
+      const [, pathPart, method] = /^#\/paths\/(.+)\/([a-z]+)\/responses$/.exec(warning.location[0]!.pointer)!
+      const operation = document.paths[pathPart!.replace(/~1/g, '/').replace(/~0/g, '~')][method!]
+      expect(Object.keys(operation.responses), warning.location[0]!.pointer).toContain('405')
+    }
+  })
+})
