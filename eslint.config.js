@@ -25,6 +25,12 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
+    // The sample receiver is the merchant's code, not the simulator's: plain Node.js with its own clock.
+    files: ['templates/receiver/**/*.mjs'],
+    languageOptions: { globals: { Buffer: 'readonly' } },
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
     // The dashboard's one script runs in the browser.
     files: ['templates/dashboard/*.js'],
     languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setInterval: 'readonly' }, sourceType: 'script' },

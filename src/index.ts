@@ -1,6 +1,6 @@
 /**
- * The `bula` package entry, for a merchant's own server code:
- * `import { BulaClient, verifyWebhook } from 'bula'`. The CLI and the
+ * The `bula-tools` package entry, for a merchant's own server code:
+ * `import { BulaClient, verifyWebhook } from 'bula-tools'`. The CLI and the
  * simulator are not part of it. Schemas are exported as types only, which
  * keeps zod out of the public API.
  */

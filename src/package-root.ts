@@ -13,12 +13,12 @@ function findPackage(): { dir: string; version: string } {
   for (let url = new URL('.', import.meta.url); url.pathname !== '/'; url = new URL('..', url)) {
     try {
       const pkg = JSON.parse(readFileSync(new URL('package.json', url), 'utf8')) as { name?: string; version?: string }
-      if (pkg.name === 'bula' && pkg.version) return (cached = { dir: fileURLToPath(url), version: pkg.version })
+      if (pkg.name === 'bula-tools' && pkg.version) return (cached = { dir: fileURLToPath(url), version: pkg.version })
     } catch {
       // no package.json at this level: keep walking up
     }
   }
-  throw new Error('cannot find the bula package folder')
+  throw new Error('cannot find the bula-tools package folder')
 }
 
 export const packageRoot = (): string => findPackage().dir

@@ -3,11 +3,28 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { usageError } from '../../src/cli/usage.js'
-import { bulaVersion, packageRoot } from '../../src/package-root.js'
+import { packageRoot } from '../../src/package-root.js'
+
+/** The languages a sample receiver is written in, each started by one command in its folder. */
+const RECEIVERS = {
+  node: { run: 'node receiver.mjs' },
+  python: { run: 'python3 receiver.py' },
+  php: { run: 'php -S localhost:${PORT:-4242} receiver.php' },
+} as const
+type ReceiverLang = keyof typeof RECEIVERS
+/** The route every sample answers on. */
+const RECEIVER_PATH = '/webhooks'
 
 export interface InitReceiverResult {
   /** Absolute path of the folder written to. */
   dir: string
+  lang: ReceiverLang
+  /** A shell command that starts the receiver, run in dir. */
+  run: string
+  /** The environment variables the receiver reads. */
+  env: string[]
+  /** The webhook route it answers on. */
+  path: string
   /** Paths written, relative to dir. */
   files: string[]
   /** The subset of files that existed and were replaced (--force). */
@@ -15,17 +32,19 @@ export interface InitReceiverResult {
 }
 
 export default class InitReceiver extends BaseCommand<InitReceiverResult> {
-  static override summary = 'Write a sample webhook receiver (Express) that verifies, deduplicates and acknowledges deliveries.'
+  static override summary = 'Write a sample webhook receiver (Node.js, Python or PHP) that verifies, deduplicates and acknowledges deliveries.'
 
   static override description =
-    'Copies receiver.mjs, package.json and README.md into DIR. The receiver verifies each delivery with ' +
-    'verifyWebhook from the bula package, deduplicates on event_id and answers 2xx at once. ' +
-    'Existing files are left alone unless --force is given.'
+    'Copies a receiver and its README.md into DIR. Each verifies Service-Signature (every v1= value) on the raw body ' +
+    'with a constant-time compare, refuses a timestamp more than 5 minutes away, deduplicates on event_id in a file ' +
+    'that survives a restart, and answers 2xx at once. None needs anything installed: Node.js with node:crypto, Python ' +
+    'with its standard library, PHP without Composer. --json prints the command that starts it. Existing files are ' +
+    'left alone unless --force is given.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    '<%= config.bin %> <%= command.id %> ./webhooks-receiver',
-    '<%= config.bin %> <%= command.id %> ./bula-receiver --force',
+    '<%= config.bin %> <%= command.id %> ./webhooks-receiver --lang python',
+    '<%= config.bin %> <%= command.id %> ./bula-receiver --lang php --force --json',
   ]
 
   static override args = {
@@ -33,12 +52,14 @@ export default class InitReceiver extends BaseCommand<InitReceiverResult> {
   }
 
   static override flags = {
+    lang: Flags.string({ description: 'The receiver\'s language.', options: Object.keys(RECEIVERS), default: 'node' }),
     force: Flags.boolean({ description: 'Overwrite files that already exist in DIR.' }),
   }
 
   async run(): Promise<InitReceiverResult> {
     const { args, flags } = await this.parse(InitReceiver)
-    const templateDir = path.join(packageRoot(), 'templates', 'receiver')
+    const lang = flags.lang as ReceiverLang
+    const templateDir = path.join(packageRoot(), 'templates', 'receiver', lang)
     const dir = path.resolve(args.dir)
     const files = await listFiles(templateDir)
 
@@ -54,19 +75,18 @@ export default class InitReceiver extends BaseCommand<InitReceiverResult> {
     for (const file of files) {
       const target = path.join(dir, file)
       await mkdir(path.dirname(target), { recursive: true })
-      const contents = await readFile(path.join(templateDir, file), 'utf8')
-      await writeFile(target, file === 'package.json' ? pinBula(contents) : contents)
+      await writeFile(target, await readFile(path.join(templateDir, file)))
     }
 
+    const { run } = RECEIVERS[lang]
     this.log(`Wrote ${files.join(', ')} to ${dir}${existing.length > 0 ? ` (overwrote ${existing.join(', ')})` : ''}.`)
     this.log()
-    this.log('Next (with `bula serve` running; see README.md):')
-    this.log(`  cd ${path.relative(process.cwd(), dir) || '.'} && npm install`)
-    this.log('  export BULA_WEBHOOK_SECRET=$(bula listen --print-secret)')
-    this.log('  npm start')
-    this.log('  bula webhooks check http://localhost:3000/webhooks')
-    this.log('  bula listen --forward-to http://localhost:3000/webhooks')
-    return { dir, files, overwritten: existing }
+    this.log('Next, with `npx bula serve` running (see README.md):')
+    this.log('  export BULA_WEBHOOK_SECRET=$(npx bula listen --print-secret)')
+    this.log(`  (cd ${path.relative(process.cwd(), dir) || '.'} && ${run})`)
+    this.log(`  npx bula webhooks check http://localhost:4242${RECEIVER_PATH}`)
+    this.log(`  npx bula listen --forward-to http://localhost:4242${RECEIVER_PATH}`)
+    return { dir, lang, run, env: ['BULA_WEBHOOK_SECRET', 'PORT'], path: RECEIVER_PATH, files, overwritten: existing }
   }
 }
 
@@ -84,13 +104,3 @@ const exists = (file: string): Promise<boolean> =>
     () => true,
     () => false,
   )
-
-/**
- * The template asks for any bula; the copy asks for the one that wrote it,
- * whose verifyWebhook matches the signatures this CLI and simulator make.
- */
-function pinBula(packageJson: string): string {
-  const pkg = JSON.parse(packageJson) as { dependencies: Record<string, string> }
-  pkg.dependencies.bula = `^${bulaVersion()}`
-  return `${JSON.stringify(pkg, null, 2)}\n`
-}

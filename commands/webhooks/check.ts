@@ -5,17 +5,18 @@ import { usageParser } from '../../src/cli/usage.js'
 import { checkWebhookReceiver, type WebhookCheckResult } from '../../src/webhooks/check.js'
 
 export default class WebhooksCheck extends BaseCommand<WebhookCheckResult> {
-  static override summary = 'Test your webhook receiver: signatures, stale timestamps, replays and unknown fields.'
+  static override summary = 'Test your webhook receiver: signatures, stale timestamps, replays, unknown fields and rotation.'
 
   static override description =
-    'Sends URL five checkout_session.succeeded deliveries signed with --secret: a correct one (expects 2xx), ' +
+    'Sends URL six checkout_session.succeeded deliveries signed with --secret: a correct one (expects 2xx), ' +
     'a bad signature (4xx), a timestamp 10 minutes old (4xx), the first event again with the same id (2xx: ' +
-    'acknowledge and deduplicate) and one with fields the receiver does not know (2xx). ' +
+    'acknowledge and deduplicate), one with fields the receiver does not know (2xx), and one with two signatures, ' +
+    'a new secret\'s and yours, as during a rotation overlap (2xx). ' +
     'Exits 0 when every answer is as expected, 1 otherwise. Needs no simulator.'
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> http://localhost:3000/webhooks --secret whsec_...',
-    'BULA_WEBHOOK_SECRET=whsec_... <%= config.bin %> <%= command.id %> http://localhost:3000/webhooks --json',
+    '<%= config.bin %> <%= command.id %> http://localhost:4242/webhooks --secret whsec_...',
+    'BULA_WEBHOOK_SECRET=whsec_... <%= config.bin %> <%= command.id %> http://localhost:4242/webhooks --json',
     '<%= config.bin %> <%= command.id %> https://staging.kaistore.fj/webhooks --secret whsec_... --timeout 10s',
   ]
 
@@ -77,7 +78,7 @@ function parseReceiverUrl(input: string): string {
   try {
     url = new URL(input)
   } catch {
-    throw new Error(`"${input}" is not a URL: give the receiver's full address, e.g. http://localhost:3000/webhooks.`)
+    throw new Error(`"${input}" is not a URL: give the receiver's full address, e.g. http://localhost:4242/webhooks.`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`"${input}" is not an http or https address.`)
   return url.href

@@ -4,7 +4,7 @@ import type { CheckoutSession, Event } from '../schemas/index.js'
 import { DEFAULT_TOLERANCE_SECONDS, signedHeaders } from './signature.js'
 
 /** The deliveries `bula webhooks check` sends, in this order. */
-export type WebhookCheckCaseName = 'signed' | 'bad_signature' | 'stale_timestamp' | 'replay' | 'unknown_fields'
+export type WebhookCheckCaseName = 'signed' | 'bad_signature' | 'stale_timestamp' | 'replay' | 'unknown_fields' | 'rotation'
 
 /** The answer a receiver must give: acknowledge (2xx) or refuse as the sender's fault (4xx). */
 export type WebhookCheckExpectation = '2xx' | '4xx'
@@ -71,13 +71,14 @@ interface PlannedDelivery {
   expected: WebhookCheckExpectation
   eventId: string
   body: string
-  signingSecret: string
+  /** One `v1=` signature per secret, in this order: two during a secret's rotation overlap. */
+  signingSecrets: string[]
   /** How long before sending the delivery claims to have been signed. */
   signedAgoSeconds: number
 }
 
 /**
- * Sends the five deliveries one after another and reports how the receiver
+ * Sends the six deliveries one after another and reports how the receiver
  * answered each. Never throws for the receiver's sake: a refused connection
  * or a timeout is a failed case.
  */
@@ -97,26 +98,30 @@ function planDeliveries(secret: string, nowMs: number): PlannedDelivery[] {
     title: string,
     expected: WebhookCheckExpectation,
     event: Event,
-    signing: Partial<Pick<PlannedDelivery, 'signingSecret' | 'signedAgoSeconds'>> = {},
+    signing: Partial<Pick<PlannedDelivery, 'signingSecrets' | 'signedAgoSeconds'>> = {},
   ): PlannedDelivery => ({
     name,
     title,
     expected,
     eventId: event.event_id,
     body: JSON.stringify(event),
-    signingSecret: signing.signingSecret ?? secret,
+    signingSecrets: signing.signingSecrets ?? [secret],
     signedAgoSeconds: signing.signedAgoSeconds ?? 0,
   })
   const signed = planned('signed', 'correctly signed event', '2xx', succeededEvent(nowMs))
   return [
     signed,
-    planned('bad_signature', 'signed with another secret', '4xx', succeededEvent(nowMs), { signingSecret: wrongSecret() }),
+    planned('bad_signature', 'signed with another secret', '4xx', succeededEvent(nowMs), { signingSecrets: [wrongSecret()] }),
     planned('stale_timestamp', `signed ${STALE_AGE} ago`, '4xx', succeededEvent(nowMs - STALE_AGE_SECONDS * 1000), {
       signedAgoSeconds: STALE_AGE_SECONDS,
     }),
     // A retry: the same event id and body as the first delivery, signed anew when sent.
     { ...signed, name: 'replay', title: 'first event again, same id', expected: '2xx' },
     planned('unknown_fields', 'event with fields added later', '2xx', withUnknownFields(succeededEvent(nowMs))),
+    // During the 72 hours after a rotation the header carries two signatures, the new secret's first (spec, Delivery 5).
+    planned('rotation', 'signed with a new secret and with yours, as during a rotation', '2xx', succeededEvent(nowMs), {
+      signingSecrets: [wrongSecret(), secret],
+    }),
   ]
 }
 
@@ -157,7 +162,7 @@ async function send(
   signedCase: WebhookCheckCaseResult | undefined,
 ): Promise<WebhookCheckCaseResult> {
   const signedAt = Math.floor(now() / 1000) - delivery.signedAgoSeconds
-  const headers = signedHeaders([delivery.signingSecret], signedAt, delivery.body, delivery.eventId)
+  const headers = signedHeaders(delivery.signingSecrets, signedAt, delivery.body, delivery.eventId)
   const started = performance.now()
   let status: number | null = null
   let error: string | null = null
@@ -236,5 +241,7 @@ function hintFor(
       return 'your receiver refused a repeated event: retries re-send the same event_id, so answer 2xx and skip the work already done'
     case 'unknown_fields':
       return 'your receiver refused a payload with unknown fields: payloads are additive, so ignore fields you do not know'
+    case 'rotation':
+      return 'your receiver refused a delivery whose second v1= signature is yours: check every v1= value of Service-Signature, since a rotation sends two'
   }
 }

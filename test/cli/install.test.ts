@@ -44,9 +44,9 @@ const installedBin = (): string => path.join(prefix, process.platform === 'win32
 describe('npm pack, then npm install -g of the tarball', () => {
   it('ships the built files and no install-time script, so npm has nothing to warn about', async () => {
     expect(installOutput).not.toMatch(/install-scripts|allowScripts|allow-scripts/)
-    const manifest = JSON.parse(await readFile(path.join(prefix, 'lib', 'node_modules', 'bula', 'package.json'), 'utf8'))
+    const manifest = JSON.parse(await readFile(path.join(prefix, 'lib', 'node_modules', 'bula-tools', 'package.json'), 'utf8'))
     for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts?.[script], script).toBeUndefined()
-    const shipped = await readdir(path.join(prefix, 'lib', 'node_modules', 'bula'))
+    const shipped = await readdir(path.join(prefix, 'lib', 'node_modules', 'bula-tools'))
     expect(shipped).toEqual(expect.arrayContaining(['bin', 'dist', 'templates', 'oclif.manifest.json', 'package.json']))
     expect(shipped).not.toContain('test')
     expect(shipped).not.toContain('server')
@@ -54,7 +54,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
 
   it('runs `bula --version`, `bula serve` and an API call through the installed binary', async () => {
     const version = await execa(installedBin(), ['--version'])
-    expect(version.stdout).toMatch(/^bula\/\d+\.\d+\.\d+ /)
+    expect(version.stdout).toMatch(/^bula-tools\/\d+\.\d+\.\d+ /)
     const serve = execa(installedBin(), ['serve', '--port', '0', '--json', '--memory', '--no-save-profile'], { reject: false, buffer: false, stdin: 'ignore' })
     try {
       const line = await new Promise<string>((resolve, reject) => {

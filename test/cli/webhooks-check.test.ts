@@ -50,6 +50,10 @@ const receivers = {
     }
   },
   ignoresTimestamp: () => (request: ReceivedRequest) => verify(request, { toleranceSeconds: Number.POSITIVE_INFINITY }).status,
+  checksFirstSignatureOnly: () => (request: ReceivedRequest) => {
+    const [first] = String(request.headers['service-signature']).split(',')
+    return verify({ ...request, headers: { ...request.headers, 'service-signature': first } }).status
+  },
 }
 
 async function startWith(kind: keyof typeof receivers): Promise<Receiver> {
@@ -63,7 +67,7 @@ const check = (url: string, ...extra: string[]) => runCli(['webhooks', 'check', 
 const failedCases = (result: WebhookCheckResult) => result.cases.filter((c) => !c.passed).map((c) => c.name)
 
 describe('webhooks check', () => {
-  it('passes a correct receiver: exit 0, five deliveries, typed JSON', async () => {
+  it('passes a correct receiver: exit 0, six deliveries, typed JSON', async () => {
     const { url, requests } = await startWith('correct')
     const result = await check(url, '--json')
     expect(result.exitCode, result.stderr).toBe(0)
@@ -75,8 +79,10 @@ describe('webhooks check', () => {
       ['stale_timestamp', '4xx', 400, true],
       ['replay', '2xx', 200, true],
       ['unknown_fields', '2xx', 200, true],
+      ['rotation', '2xx', 200, true],
     ])
-    expect(requests).toHaveLength(5)
+    expect(requests).toHaveLength(6)
+    expect(String(requests[5]?.headers['service-signature'])).toMatch(/^v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/)
     expect(requests.every((request) => request.method === 'POST' && request.path === '/webhooks')).toBe(true)
     expect(requests[3]?.body).toBe(requests[0]?.body)
     expect(requests[3]?.headers['x-service-event-id']).toBe(requests[0]?.headers['x-service-event-id'])
@@ -89,7 +95,7 @@ describe('webhooks check', () => {
     const lines = result.stdout.split('\n')
     expect(lines[0]).toMatch(/^CASE\s+SENT\s+EXPECTED\s+GOT\s+LATENCY\s+RESULT$/)
     expect(lines[1]).toMatch(/^signed\s+correctly signed event\s+2xx\s+200\s+\d+ms\s+pass$/)
-    expect(result.stdout).toContain('All 5 cases passed.')
+    expect(result.stdout).toContain('All 6 cases passed.')
   })
 
   it.each([
@@ -97,6 +103,7 @@ describe('webhooks check', () => {
     ['rejectsUnknownFields', ['unknown_fields'], /unknown_fields: your receiver refused a payload with unknown fields/],
     ['rejectsReplays', ['replay'], /replay: your receiver refused a repeated event: retries re-send the same event_id/],
     ['ignoresTimestamp', ['stale_timestamp'], /stale_timestamp: your receiver accepted a delivery signed 10m ago/],
+    ['checksFirstSignatureOnly', ['rotation'], /rotation: your receiver refused a delivery whose second v1= signature is yours: check every v1= value/],
   ] as const)('fails a receiver that %s: exit 1, the failing cases and a hint', async (kind, failing, hint) => {
     const { url } = await startWith(kind)
 
@@ -109,7 +116,7 @@ describe('webhooks check', () => {
 
     const human = await check(url)
     expect(human.exitCode).toBe(1)
-    expect(human.stdout).toContain(`${failing.length} of 5 cases failed:`)
+    expect(human.stdout).toContain(`${failing.length} of 6 cases failed:`)
     expect(human.stdout).toMatch(hint)
   })
 

@@ -1,8 +1,8 @@
 // A merchant's own test suite, as the README shows it: each file starts its
-// own simulator through `bula/testing`, so files run in parallel without
+// own simulator through `bula-tools/testing`, so files run in parallel without
 // sharing merchants, clocks or data.
-import { BulaClient } from 'bula'
-import { startSimulator, type Simulator, type TestMerchant } from 'bula/testing'
+import { BulaClient } from 'bula-tools'
+import { startSimulator, type Simulator, type TestMerchant } from 'bula-tools/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 let sim: Simulator

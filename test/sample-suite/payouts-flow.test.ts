@@ -1,6 +1,6 @@
 // The second file of the sample suite: its own simulator, merchant and clock,
 // running in parallel with checkout-flow.test.ts.
-import { startSimulator, type Simulator } from 'bula/testing'
+import { startSimulator, type Simulator } from 'bula-tools/testing'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 
 let sim: Simulator

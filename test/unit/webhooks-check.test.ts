@@ -42,7 +42,7 @@ const check = (send: WebhookSender, options: { timeoutMs?: number; now?: () => n
 const failedCases = (result: Awaited<ReturnType<typeof check>>) => result.cases.filter((c) => !c.passed).map((c) => c.name)
 
 describe('checkWebhookReceiver', () => {
-  it('passes a correct receiver on all five cases, in order, with typed results', async () => {
+  it('passes a correct receiver on all six cases, in order, with typed results', async () => {
     const { send, sent } = fakeSender(correctReceiver)
     const result = await check(send)
 
@@ -54,12 +54,13 @@ describe('checkWebhookReceiver', () => {
       ['stale_timestamp', '4xx', 400],
       ['replay', '2xx', 200],
       ['unknown_fields', '2xx', 200],
+      ['rotation', '2xx', 200],
     ])
     for (const c of result.cases) {
       expect(c).toMatchObject({ passed: true, hint: null, error: null })
       expect(c.latencyMs).toBeGreaterThanOrEqual(0)
     }
-    expect(sent).toHaveLength(5)
+    expect(sent).toHaveLength(6)
     for (const request of sent) {
       expect(request.url).toBe(URL_UNDER_TEST)
       expect(request.init).toMatchObject({ method: 'POST', redirect: 'manual' })
@@ -83,7 +84,7 @@ describe('checkWebhookReceiver', () => {
       ids.add(event.event_id)
     })
     // Only the replay repeats an id.
-    expect(ids.size).toBe(4)
+    expect(ids.size).toBe(5)
   })
 
   it('builds each case as the spec describes it', async () => {
@@ -91,8 +92,14 @@ describe('checkWebhookReceiver', () => {
     const nowSeconds = nowMs / 1000
     const { send, sent } = fakeSender(() => 200)
     await check(send, { now: () => nowMs })
-    const [signed, badSignature, stale, replay, unknownFields] = sent.map((request) => request.init)
-    if (!signed || !badSignature || !stale || !replay || !unknownFields) throw new Error('expected five requests')
+    const [signed, badSignature, stale, replay, unknownFields, rotation] = sent.map((request) => request.init)
+    if (!signed || !badSignature || !stale || !replay || !unknownFields || !rotation) throw new Error('expected six requests')
+
+    // As during a rotation overlap: two signatures, the receiver's second.
+    const [newer, yours] = rotation.headers['service-signature']!.split(',')
+    expect(newer).toMatch(/^v1=[0-9a-f]{64}$/)
+    expect(() => verifyWebhook(rotation.body, { ...rotation.headers, 'service-signature': newer! }, SECRET, { nowSeconds })).toThrow()
+    expect(() => verifyWebhook(rotation.body, { ...rotation.headers, 'service-signature': yours! }, SECRET, { nowSeconds })).not.toThrow()
 
     expect(signed.headers['service-timestamp']).toBe(String(nowSeconds))
     expect(() => verifyWebhook(signed.body, signed.headers, SECRET, { nowSeconds })).not.toThrow()
@@ -180,7 +187,7 @@ describe('checkWebhookReceiver', () => {
   it('points at the signed case when every valid delivery is refused (a wrong secret)', async () => {
     const { send } = fakeSender(() => 400)
     const result = await check(send)
-    expect(failedCases(result)).toEqual(['signed', 'replay', 'unknown_fields'])
+    expect(failedCases(result)).toEqual(['signed', 'replay', 'unknown_fields', 'rotation'])
     expect(result.cases[0]?.hint).toMatch(/refused a correctly signed event: .*raw body before any JSON parsing/)
     expect(result.cases[3]?.hint).toBe('refused like the correctly signed event (400): make `signed` pass first')
     expect(result.cases[4]?.hint).toBe('refused like the correctly signed event (400): make `signed` pass first')
@@ -189,7 +196,7 @@ describe('checkWebhookReceiver', () => {
   it('fails every case when a redirect answers, since deliveries do not follow redirects', async () => {
     const { send } = fakeSender(() => 308)
     const result = await check(send)
-    expect(failedCases(result)).toHaveLength(5)
+    expect(failedCases(result)).toHaveLength(6)
     expect(result.cases.every((c) => c.hint?.startsWith('deliveries do not follow redirects'))).toBe(true)
   })
 

@@ -14,7 +14,7 @@ let project: string
 beforeAll(() => {
   project = mkdtempSync(path.join(tmpdir(), 'bula-consumer-'))
   mkdirSync(path.join(project, 'node_modules'))
-  symlinkSync(REPO, path.join(project, 'node_modules', 'bula'), 'dir')
+  symlinkSync(REPO, path.join(project, 'node_modules', 'bula-tools'), 'dir')
   mkdirSync(path.join(project, 'node_modules', '@types'))
   symlinkSync(path.join(REPO, 'node_modules', '@types', 'node'), path.join(project, 'node_modules', '@types', 'node'), 'dir')
 })
@@ -23,11 +23,11 @@ afterAll(() => {
   rmSync(project, { recursive: true, force: true })
 })
 
-describe("import ... from 'bula'", () => {
+describe("import ... from 'bula-tools'", () => {
   it('gives a merchant the client, the verifier, the signer and the header names', async () => {
     const script = `
       import { BulaClient, ApiError, verifyWebhook, WebhookVerificationError, computeSignature, signedHeaders,
-        SIGNATURE_HEADER, TIMESTAMP_HEADER, EVENT_ID_HEADER, DEFAULT_TOLERANCE_SECONDS } from 'bula'
+        SIGNATURE_HEADER, TIMESTAMP_HEADER, EVENT_ID_HEADER, DEFAULT_TOLERANCE_SECONDS } from 'bula-tools'
       const body = JSON.stringify({ event_id: 'evt_1', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: {} } })
       const now = Math.floor(Date.now() / 1000)
       const event = verifyWebhook(body, signedHeaders(['whsec_a'], now, body, 'evt_1'), 'whsec_a')
@@ -58,17 +58,17 @@ describe("import ... from 'bula'", () => {
   it('types the exports for TypeScript projects', async () => {
     writeFileSync(
       path.join(project, 'merchant.ts'),
-      `import { BulaClient, verifyWebhook, type CheckoutSession, type Event, type BulaClientOptions } from 'bula'
+      `import { BulaClient, verifyWebhook, type CheckoutSession, type Event, type BulaClientOptions } from 'bula-tools'
 const options: BulaClientOptions = { baseUrl: 'http://127.0.0.1:4111', apiKey: 'sk_test_x' }
 export async function fulfil(raw: string, headers: Record<string, string>): Promise<CheckoutSession> {
   const event = verifyWebhook<Event>(raw, headers, 'whsec_a')
   return new BulaClient(options).getCheckoutSession(String(event.data.object.id))
 }
 // @ts-expect-error: the package entry does not export internals
-import { startServer } from 'bula'
+import { startServer } from 'bula-tools'
 `,
     )
-    // skipLibCheck as most projects set it: what is tested is that 'bula' resolves to typed exports.
+    // skipLibCheck as most projects set it: what is tested is that 'bula-tools' resolves to typed exports.
     writeFileSync(
       path.join(project, 'tsconfig.json'),
       JSON.stringify({
@@ -84,9 +84,9 @@ import { startServer } from 'bula'
   it('keeps package.json importable', async () => {
     const result = await execa(
       'node',
-      ['--input-type=module', '-e', "import pkg from 'bula/package.json' with { type: 'json' }; console.log(pkg.name)"],
+      ['--input-type=module', '-e', "import pkg from 'bula-tools/package.json' with { type: 'json' }; console.log(pkg.name)"],
       { cwd: project, reject: false },
     )
-    expect(result.stdout).toBe('bula')
+    expect(result.stdout).toBe('bula-tools')
   })
 })
