@@ -77,18 +77,21 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       })
     })
 
-    let profileSaved = false
+    let profile: string | null = null
     if (server.demo && flags['save-profile']) {
-      const { saveProfile } = await import('../src/config/profiles.js')
+      const { loadConfig, saveProfile } = await import('../src/config/profiles.js')
+      const existing = (await loadConfig()).profiles.default
+      // A second simulator (another folder, port or --memory) never silently takes over the profile another project uses.
+      profile = !existing || existing.baseUrl === server.baseUrl ? 'default' : profileNameFor(server.baseUrl, server.dataFile === null)
       await saveProfile(
-        'default',
+        profile,
         { baseUrl: server.baseUrl, apiKey: server.demo.business.secret, publishableKey: server.demo.business.publishable },
-        { makeCurrent: true },
+        { makeCurrent: profile === 'default' },
       )
-      profileSaved = true
     }
+    const profileSaved = profile !== null
 
-    const info = { baseUrl: server.baseUrl, version: server.version, dataFile: server.dataFile, demo: server.demo, profileSaved }
+    const info = { baseUrl: server.baseUrl, version: server.version, dataFile: server.dataFile, demo: server.demo, profileSaved, profile }
     // The board is for a person at a terminal; CI logs and --json get plain lines.
     if (!flags.json && process.stdout.isTTY && process.stdout.columns > 0 && !process.env.CI) {
       const { default: chalk } = await import('chalk')
@@ -108,14 +111,24 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       this.log(`Data: ${server.dataFile ?? 'in memory (nothing is saved)'}`)
       this.log(`Dashboard: ${chalk.cyan(`${server.baseUrl}/dashboard`)} (\`bula dashboard\` opens it signed in)`)
       if (server.demo) {
-        this.log(`\nDemo merchants (test keys, shown only now${profileSaved ? '; saved in CLI profile "default"' : ''}):`)
+        this.log(`\nDemo merchants (test keys, shown only now${profile ? `; saved in CLI profile "${profile}"` : ''}):`)
         for (const [tier, demo] of Object.entries(server.demo)) {
           this.log(`  ${chalk.bold(demo.name)} (${tier})\n    secret      ${demo.secret}\n    publishable ${demo.publishable}`)
         }
+      }
+      if (profile !== null && profile !== 'default') {
+        this.log(`\nThe CLI still uses profile "default" (another simulator). For this one: npx bula <command> --profile ${profile}, or export BULA_PROFILE=${profile}`)
       }
       this.log('\nPress Ctrl-C to stop.')
     }
 
     await stopped
   }
+}
+
+/** The profile of a second simulator: named for the folder it runs in (or memory) and its port, as a person tells them apart. */
+function profileNameFor(baseUrl: string, inMemory: boolean): string {
+  const port = new URL(baseUrl).port
+  const place = (inMemory ? 'memory' : path.basename(process.cwd())).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '')
+  return place === '' ? `serve-${port}` : `${place.slice(0, 56)}-${port}`
 }

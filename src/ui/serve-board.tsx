@@ -9,6 +9,8 @@ export interface ServeBoardInfo {
   dataFile: string | null
   demo: { [tier in 'business' | 'individual']?: { name: string; secret: string; publishable: string } } | null
   profileSaved: boolean
+  /** The CLI profile the demo keys were saved in, if any. */
+  profile: string | null
 }
 
 /** An event as the bus carries it (server/events/payload.ts), as far as the board shows it. */
@@ -61,7 +63,7 @@ function Header({ info, colors }: { info: ServeBoardInfo; colors: ChalkInstance 
         Dashboard: {colors.cyan(`${info.baseUrl}/dashboard`)} {colors.dim('(`bula dashboard` opens it signed in)')}
       </Text>
       {demo.length > 0 ? (
-        <Text>{`Demo test keys (shown only now${info.profileSaved ? '; saved in CLI profile "default"' : ''}):`}</Text>
+        <Text>{`Demo test keys (shown only now${info.profile ? `; saved in CLI profile "${info.profile}"` : ''}):`}</Text>
       ) : (
         <Text>{colors.dim('Demo keys were shown when this data file was created; the CLI profile keeps them.')}</Text>
       )}
