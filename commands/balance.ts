@@ -1,6 +1,7 @@
 import { BaseCommand } from '../src/cli/base-command.js'
-import { formatFjd } from '../src/cli/output.js'
+
 import type { MerchantMe } from '../src/schemas/index.js'
+import { formatFjd } from '../src/money.js'
 
 export default class Balance extends BaseCommand<MerchantMe> {
   static override summary = 'Show the balance not yet paid out, in the key\'s mode, and the payout schedule.'

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { parseDuration } from '../../src/cli/duration.js'
+import { parseDuration } from '../../src/duration.js'
 import { parseInstant } from '../../src/cli/instant.js'
 import { formatTime } from '../../src/cli/output.js'
 import { usageError, usageParser } from '../../src/cli/usage.js'

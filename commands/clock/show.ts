@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { formatDuration } from '../../src/cli/duration.js'
+import { formatDuration } from '../../src/duration.js'
 import { formatTime } from '../../src/cli/output.js'
 import type { Clock } from '../../src/schemas/index.js'
 

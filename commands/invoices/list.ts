@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { formatFjd } from '../../src/cli/output.js'
+
 import type { InvoiceList, ListInvoicesQuery } from '../../src/schemas/index.js'
+import { formatFjd } from '../../src/money.js'
 
 export default class InvoicesList extends BaseCommand<InvoiceList> {
   static override summary = 'List Invoices, newest first (Business accounts).'

@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { formatFjd } from '../../src/cli/output.js'
+
 import type { MerchantMe } from '../../src/schemas/index.js'
+import { formatFjd } from '../../src/money.js'
 
 export default class MerchantsMe extends BaseCommand<MerchantMe> {
   static override description = 'Show the merchant the API key belongs to, the key\'s mode, the balance and the payout schedule.'

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { formatFjd, formatTime } from '../../src/cli/output.js'
+import { formatTime } from '../../src/cli/output.js'
 import type { ListPayoutsQuery, PayoutList } from '../../src/schemas/index.js'
+import { formatFjd } from '../../src/money.js'
 
 export default class PayoutsList extends BaseCommand<PayoutList> {
   static override summary = 'List Payouts of the key\'s mode, oldest first.'

@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { withRetryHint } from '../../src/cli/error-report.js'
-import { parseDuration } from '../../src/cli/duration.js'
+import { parseDuration } from '../../src/duration.js'
 import { checkoutSessionFields } from '../../src/cli/fields.js'
+import { parseFjdAmount } from '../../src/money.js'
 import {
   metadataFromPairs,
-  parseFjdAmount,
   parseMetadataPair,
   parseQuote,
   type MetadataPair,
@@ -35,7 +35,7 @@ export default class SessionsCreate extends BaseCommand<CheckoutSession> {
     amount: Flags.custom<number>({
       description: 'Price in FJD dollars, at most 2 decimal places (15, 15.5, 15.00); sent as cents.',
       exactlyOne: ['amount', 'quote'],
-      parse: usageParser(parseFjdAmount),
+      parse: usageParser((input) => parseFjdAmount(input)),
     })(),
     quote: Flags.custom<QuoteRequest>({
       description: 'Price in USD or AUD instead, converted to FJD at creation: 25.00USD, 25USD or "25.5 AUD".',

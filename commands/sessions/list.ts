@@ -1,10 +1,11 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { parseInstant } from '../../src/cli/instant.js'
-import { formatFjd, formatTime } from '../../src/cli/output.js'
+import { formatTime } from '../../src/cli/output.js'
 import { usageParser } from '../../src/cli/usage.js'
 import { SESSION_STATUSES } from '../../src/schemas/enums.js'
 import type { CheckoutSessionList, ListCheckoutSessionsQuery } from '../../src/schemas/index.js'
+import { formatFjd } from '../../src/money.js'
 
 export default class SessionsList extends BaseCommand<CheckoutSessionList> {
   static override summary = 'List Checkout Sessions, newest first.'

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { settingsFields } from '../../src/cli/fields.js'
-import { parseBankDestination, parseWalletDestination } from '../../src/cli/payout-destination.js'
+import { parseBankDestination, parseWalletDestination } from '../../src/payout-destination.js'
 import { usageError, usageParser } from '../../src/cli/usage.js'
 import { PAYOUT_SCHEDULES } from '../../src/schemas/enums.js'
 import type { PayoutDestination, Settings, UpdateSettingsRequest } from '../../src/schemas/index.js'

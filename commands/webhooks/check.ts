@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { parseDuration } from '../../src/cli/duration.js'
+import { parseDuration } from '../../src/duration.js'
 import { usageParser } from '../../src/cli/usage.js'
 import { checkWebhookReceiver, type WebhookCheckResult } from '../../src/webhooks/check.js'
 

@@ -1,6 +1,6 @@
 import { invalidRequest, invalidState } from '../../src/errors.js'
 import { MAX_AMOUNT, type Invoice, type InvoiceItem, type InvoiceStatus } from '../../src/schemas/index.js'
-import { formatFjd } from './money.js'
+import { formatFjd } from '../../src/money.js'
 import type { InvoiceRecord } from './records.js'
 
 export type { InvoiceRecord } from './records.js'

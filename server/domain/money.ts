@@ -1,13 +1,5 @@
 import { MAX_AMOUNT } from '../../src/schemas/checkout-sessions.js'
 
-/** FJ$15.00: an amount in FJD cents as a person reads it. */
-export function formatFjd(cents: number): string {
-  const sign = cents < 0 ? '-' : ''
-  const abs = Math.abs(cents)
-  const dollars = Math.floor(abs / 100).toLocaleString('en-US')
-  return `${sign}FJ$${dollars}.${String(abs % 100).padStart(2, '0')}`
-}
-
 export const isWithinCap = (cents: number): boolean => cents <= MAX_AMOUNT
 
 const RATE_SCALE = 1_000_000n

@@ -1,7 +1,7 @@
 import type { InvoiceStatus, Mode } from '../../src/schemas/index.js'
 import type { ServiceContext } from '../context.js'
 import { fijiDate, invoicePageUrl, isOverdue, taxLineLabel, totalsOf, type InvoiceRecord } from '../domain/invoice.js'
-import { formatFjd } from '../domain/money.js'
+import { formatFjd } from '../../src/money.js'
 
 /**
  * What the customer reads on an invoice, as display strings: the one source

@@ -26,7 +26,7 @@ import {
 import type { MerchantRecord } from '../domain/merchant.js'
 import { markPaid } from '../domain/invoice.js'
 import { isAllowedUrl } from '../domain/urls.js'
-import { convertToFjd, formatFjd } from '../domain/money.js'
+import { convertToFjd } from '../domain/money.js'
 import { recordEvent } from '../events/event-log.js'
 import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
@@ -34,6 +34,7 @@ import { safe } from '../templates.js'
 import { runIdempotent, type IdempotentResult } from './idempotency.js'
 import { EXPIRE_JOB, PURGE_EMAIL_JOB, registerTargetedJob, scheduleTargetedJob } from '../clock/targeted-jobs.js'
 import { sendEmail } from './outbox.js'
+import { formatFjd } from '../../src/money.js'
 
 export const CREATE_ROUTE = 'POST /v1/checkout-sessions'
 

@@ -2,10 +2,11 @@ import { invalidRequest } from '../../src/errors.js'
 import type { Email } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { invoicePageUrl, totalsOf } from '../domain/invoice.js'
-import { formatFjd } from '../domain/money.js'
+
 import { renderInvoicePdf } from '../pdf/invoice-pdf.js'
 import { ownInvoice } from './invoices.js'
 import { sendEmail } from './outbox.js'
+import { formatFjd } from '../../src/money.js'
 
 /**
  * "E-mail the invoice" from the dashboard (the API itself never e-mails):

@@ -2,7 +2,7 @@ import { ApiError, invalidRequest, notFound } from '../../src/errors.js'
 import type { ListPayoutsQuery, Mode, Payout, PayoutList } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
-import { formatFjd } from '../domain/money.js'
+
 import {
   TRANSFER_MS,
   nextDisbursementAt,
@@ -16,6 +16,7 @@ import { recordEvent } from '../events/event-log.js'
 import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { DISBURSEMENT_JOB, TRANSFER_JOB, registerTargetedJob, scheduleTargetedJob } from '../clock/targeted-jobs.js'
+import { formatFjd } from '../../src/money.js'
 
 export const SETTLEMENT_JOB = 'settlement.run'
 

@@ -1,7 +1,8 @@
 import type { ChalkInstance } from 'chalk'
 import type { CheckoutSession, Email, Invoice, InvoiceItem, PaymentIntent, Payout, Settings, Verification } from '../schemas/index.js'
-import { formatFields, formatFjd, formatMoney, formatTable, formatTime, type Column } from './output.js'
-import { describeDestination } from './payout-destination.js'
+import { formatFields, formatTable, formatTime, type Column } from './output.js'
+import { describeDestination } from '../payout-destination.js'
+import { formatFjd, formatMoney } from '../money.js'
 
 /** `key: value` renderings of resources that several commands print. */
 export type Fields = Array<readonly [string, string]>

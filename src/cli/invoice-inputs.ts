@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { readFile } from 'node:fs/promises'
 import { ApiError } from '../errors.js'
 import { isoDateSchema, type CreateInvoiceRequest, type InvoiceItem, type UpdateInvoiceRequest } from '../schemas/index.js'
-import { parseFjdAmount } from './session-inputs.js'
+import { parseUnitPrice } from '../money.js'
 import { usageError, usageParser } from './usage.js'
 
 /** The one optional tax line: `--tax VAT:15`, or `--tax 15` for a line without a label. */
@@ -29,7 +29,7 @@ export function parseInvoiceItem(input: string): InvoiceItem {
   if (!/^\d+$/.test(quantity)) throw new Error(`Invalid item "${input}": the quantity "${quantity}" is not a whole number.`)
   let unitPrice: number
   try {
-    unitPrice = parseFjdAmount(input.slice(priceAt + 1))
+    unitPrice = parseUnitPrice(input.slice(priceAt + 1))
   } catch (error) {
     throw new Error(`Invalid unit price in item "${input}": ${(error as Error).message}`, { cause: error })
   }

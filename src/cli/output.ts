@@ -12,17 +12,6 @@ export function colorLevel(env: NodeJS.ProcessEnv, detected: ChalkInstance['leve
 export const createColors = (env: NodeJS.ProcessEnv, detected: ChalkInstance['level']): ChalkInstance =>
   new Chalk({ level: colorLevel(env, detected) })
 
-/** Money in cents of a currency with two decimals as `USD 1,234.50`. */
-export function formatMoney(cents: number, currency: string): string {
-  const sign = cents < 0 ? '-' : ''
-  const abs = Math.abs(cents)
-  const dollars = Math.floor(abs / 100).toLocaleString('en-US')
-  return `${sign}${currency} ${dollars}.${String(abs % 100).padStart(2, '0')}`
-}
-
-/** Money in FJD cents as `FJD 1,234.50`. */
-export const formatFjd = (cents: number): string => formatMoney(cents, 'FJD')
-
 /** A Unix-ms timestamp as ISO 8601 (UTC); `-` for none. */
 export const formatTime = (ms: number | null | undefined): string => (ms == null ? '-' : new Date(ms).toISOString())
 

@@ -1,32 +1,10 @@
 import { quoteCurrencySchema, type CreateCheckoutSessionRequest, type QuoteCurrency } from '../schemas/index.js'
+import { parseDollars } from '../money.js'
 import { usageError } from './usage.js'
 
 export type QuoteRequest = NonNullable<CreateCheckoutSessionRequest['quote']>
 
-// Whole units, then optionally one to two decimal places: the API counts
-// cents, so a third decimal would have to be rounded away silently.
-const DECIMAL_AMOUNT = /^(\d+)(?:\.(\d{1,2}))?$/
-
 const QUOTE_PATTERN = new RegExp(`^(\\S+?)\\s*(${quoteCurrencySchema.options.join('|')})$`, 'i')
-
-/**
- * Cents from a decimal amount of dollars (`15`, `15.5`, `15.00`), by string
- * arithmetic so that no float rounding can change the amount charged.
- * Limits (more than 0, under FJD 5,000.00) are the simulator's to check.
- */
-function toCents(input: string, what: string): number {
-  const match = DECIMAL_AMOUNT.exec(input.trim())
-  if (!match) {
-    throw new Error(`Invalid ${what} "${input}": give dollars with at most 2 decimal places, e.g. 15, 15.5 or 15.00.`)
-  }
-  const [, whole = '', fraction = ''] = match
-  const cents = Number(whole) * 100 + Number(fraction.padEnd(2, '0'))
-  if (!Number.isSafeInteger(cents)) throw new Error(`Invalid ${what} "${input}": too large.`)
-  return cents
-}
-
-/** `--amount 15.00`: FJD dollars to cents. */
-export const parseFjdAmount = (input: string): number => toCents(input, 'amount')
 
 /** `--quote 25.00USD`, `25USD` or `25.5 AUD`: a price in cents of USD or AUD. */
 export function parseQuote(input: string): QuoteRequest {
@@ -37,7 +15,7 @@ export function parseQuote(input: string): QuoteRequest {
     )
   }
   const [, amount = '', currency = ''] = match
-  return { amount: toCents(amount, 'quote amount'), currency: currency.toUpperCase() as QuoteCurrency }
+  return { amount: parseDollars(amount, 'quote amount'), currency: currency.toUpperCase() as QuoteCurrency }
 }
 
 export interface MetadataPair {

@@ -2,8 +2,8 @@ import { z } from 'zod'
 import { SESSION_STATUSES } from './enums.js'
 import { httpsUrlSchema, integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
 
-/** Under FJD 5,000.00, in both modes (spec, Limits). */
-export const MAX_AMOUNT = 499_999
+export { MAX_AMOUNT } from '../money.js'
+import { MAX_AMOUNT } from '../money.js'
 
 export const sessionStatusSchema = z.enum(SESSION_STATUSES)
 export type SessionStatus = z.infer<typeof sessionStatusSchema>

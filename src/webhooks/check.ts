@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { formatDuration } from '../cli/duration.js'
+import { formatDuration } from '../duration.js'
 import type { CheckoutSession, Event } from '../schemas/index.js'
 import { DEFAULT_TOLERANCE_SECONDS, signedHeaders } from './signature.js'
 

@@ -16,7 +16,7 @@ describe('merchants me', () => {
     expect(result.exitCode, result.stderr).toBe(0)
     expect(result.stdout).toContain(demo.merchantId)
     expect(result.stdout).toMatch(/^mode:\s+test$/m)
-    expect(result.stdout).toMatch(/^balance:\s+FJD \d[\d,]*\.\d\d$/m)
+    expect(result.stdout).toMatch(/^balance:\s+FJ\$\d[\d,]*\.\d\d$/m)
   })
 
   it('prints parseable JSON with --json', async () => {

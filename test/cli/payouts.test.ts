@@ -42,12 +42,12 @@ describe('balance and payouts on the manual schedule', () => {
 
     const before = await cli(merchant, ['balance'])
     expect(before.stdout).toMatch(/^mode:\s+test$/m)
-    expect(before.stdout).toMatch(/^balance:\s+FJD 17\.50$/m)
+    expect(before.stdout).toMatch(/^balance:\s+FJ\$17\.50$/m)
     expect(before.stdout).toMatch(/^payout schedule:\s+manual$/m)
 
     const requested = await cli(merchant, ['payouts', 'request'])
     expect(requested.exitCode, requested.stderr).toBe(0)
-    expect(requested.stdout).toMatch(/^amount:\s+FJD 17\.50$/m)
+    expect(requested.stdout).toMatch(/^amount:\s+FJ\$17\.50$/m)
     expect(requested.stdout).toMatch(/^status:\s+paid$/m)
     expect(requested.stdout).toMatch(/^rail:\s+bank_transfer$/m)
     const payoutId = /^id:\s+(po_\S+)$/m.exec(requested.stdout)?.[1]
@@ -60,7 +60,7 @@ describe('balance and payouts on the manual schedule', () => {
 
     const human = await cli(merchant, ['payouts', 'list'])
     expect(human.stdout.split('\n')[0]).toMatch(/^ID\s+STATUS\s+AMOUNT\s+RAIL\s+CREATED\s+PAID$/)
-    expect(human.stdout).toMatch(new RegExp(`^${payoutId}\\s+paid\\s+FJD 17\\.50\\s+bank_transfer\\s`, 'm'))
+    expect(human.stdout).toMatch(new RegExp(`^${payoutId}\\s+paid\\s+FJ\\$17\\.50\\s+bank_transfer\\s`, 'm'))
 
     const nothing = await cli(merchant, ['payouts', 'request'])
     expect(nothing.exitCode).toBe(1)

@@ -60,7 +60,7 @@ describe('sessions create', () => {
     const id = /^id:\s+(cs_\S+)$/m.exec(result.stdout)?.[1]
     expect(id).toBeDefined()
     expect(result.stdout).toMatch(/^status:\s+pending$/m)
-    expect(result.stdout).toMatch(/^amount:\s+FJD 1,234\.50$/m)
+    expect(result.stdout).toMatch(/^amount:\s+FJ\$1,234\.50$/m)
     expect(result.stdout).toContain(`hosted url: ${server().baseUrl}/pay/${id}`)
     expect(result.stdout).toMatch(/^expires:\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/m)
   })
@@ -97,6 +97,15 @@ describe('sessions create', () => {
     const result = await sessions(offline, ['create', '--amount', '1.234'])
     expect(result.exitCode).toBe(2)
     expect(result.stderr).toContain('Invalid amount "1.234": give dollars with at most 2 decimal places')
+    // The limits, in the dollars the user typed (issue 14), before anything is sent.
+    for (const [amount, message] of [
+      ['0', 'Invalid amount "0": it must be at least FJ$0.01.'],
+      ['99999999', 'Invalid amount "99999999": it must be under FJ$5,000.00 (at most FJ$4,999.99).'],
+    ]) {
+      const refused = await sessions(offline, ['create', '--amount', amount!])
+      expect(refused.exitCode).toBe(2)
+      expect(refused.stderr.replace(/\s*›\s*/g, ' ')).toContain(message)
+    }
 
     const json = await sessions(offline, ['create', '--amount', '1.234', '--json'])
     expect(json.exitCode).toBe(2)
@@ -181,7 +190,7 @@ describe('sessions get, pay, cancel and open', () => {
     expect(got).toEqual(session)
 
     const human = await sessions(merchant, ['get', session.id])
-    expect(human.stdout).toMatch(/^amount:\s+FJD 7\.25$/m)
+    expect(human.stdout).toMatch(/^amount:\s+FJ\$7\.25$/m)
     expect(human.stdout).toMatch(/^metadata:\s+order_id=77$/m)
 
     const missing = await sessions(merchant, ['get', 'cs_doesnotexist'])

@@ -163,7 +163,7 @@ describe('New draft form', () => {
     const api = client(base, keys.secret)
     const agent = await DashboardAgent.signIn(base, keys.secret)
     const cases: [Record<string, string>, string, string][] = [
-      [{ 'item-1-unitPrice': '45.555' }, 'Item row 2: Invalid amount "45.555"', 'Field: items.1.unitPrice'],
+      [{ 'item-1-unitPrice': '45.555' }, 'Item row 2: Invalid unit price "45.555"', 'Field: items.1.unitPrice'],
       [{ 'item-0-quantity': 'two' }, 'Item row 1: the quantity must be a whole number.', 'Field: items.0.quantity'],
       [{ dueDate: '2026-02-30' }, 'Invalid `dueDate`', 'Field: dueDate'],
       [{ taxPercent: '' }, 'taxPercent is required with taxLabel', 'Field: taxPercent'],

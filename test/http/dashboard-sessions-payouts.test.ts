@@ -75,7 +75,7 @@ describe('Checkout Sessions list', () => {
     expect(rows[0]).toContain(`href="/dashboard/sessions/${cancelled.id}"`)
     expect(rows[0]).toContain('<span class="badge badge-quiet">cancelled</span>')
     expect(rows[1]).toContain(quoted.id)
-    expect(rows[1]).toContain(`(quote USD 10.00)`)
+    expect(rows[1]).toContain(`(quote US$10.00)`)
     expect(rows[1]).toContain('<span class="badge badge-wait">pending</span>')
     expect(rows[2]).toContain(paid.id)
     expect(rows[2]).toContain('FJ$25.00')

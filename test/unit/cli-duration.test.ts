@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatDuration, parseDuration } from '../../src/cli/duration.js'
+import { formatDuration, parseDuration } from '../../src/duration.js'
 import { parseInstant } from '../../src/cli/instant.js'
 
 const SECOND = 1000

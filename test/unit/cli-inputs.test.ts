@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { detectImageType, readImageAsDataUrl } from '../../src/cli/image-file.js'
-import { describeDestination, parseBankDestination, parseWalletDestination } from '../../src/cli/payout-destination.js'
+import { describeDestination, parseBankDestination, parseWalletDestination } from '../../src/payout-destination.js'
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d])
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10])

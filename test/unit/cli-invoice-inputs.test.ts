@@ -33,7 +33,7 @@ describe('--item', () => {
 
   it.each(['Kava:2:45.505', 'Kava:2:FJD 5', 'Kava:2:', 'Kava:2:-1'])('refuses %j with the amount rule', (input) => {
     expect(() => parseInvoiceItem(input)).toThrow(
-      new RegExp(`^Invalid unit price in item ".*": Invalid amount ".*": give dollars with at most 2 decimal places`),
+      new RegExp(`^Invalid unit price in item ".*": Invalid unit price ".*": give dollars with at most 2 decimal places`),
     )
   })
 })

@@ -1,6 +1,7 @@
 import { Chalk } from 'chalk'
 import { describe, expect, it } from 'vitest'
-import { colorLevel, formatFields, formatFjd, formatTable, formatTime } from '../../src/cli/output.js'
+import { colorLevel, formatFields, formatTable, formatTime } from '../../src/cli/output.js'
+import { formatFjd, formatMoney } from '../../src/money.js'
 
 const plain = new Chalk({ level: 0 })
 
@@ -17,11 +18,12 @@ describe('colorLevel', () => {
 })
 
 describe('formatters', () => {
-  it('formats FJD cents', () => {
-    expect(formatFjd(0)).toBe('FJD 0.00')
-    expect(formatFjd(5)).toBe('FJD 0.05')
-    expect(formatFjd(499_999)).toBe('FJD 4,999.99')
-    expect(formatFjd(-1250)).toBe('-FJD 12.50')
+  it('formats FJD cents as people read them everywhere: FJ$ (issue 14)', () => {
+    expect(formatFjd(0)).toBe('FJ$0.00')
+    expect(formatFjd(5)).toBe('FJ$0.05')
+    expect(formatFjd(499_999)).toBe('FJ$4,999.99')
+    expect(formatFjd(-1250)).toBe('-FJ$12.50')
+    expect(formatMoney(2500, 'USD')).toBe('US$25.00')
   })
 
   it('formats times as ISO, and none as -', () => {

@@ -1,6 +1,7 @@
 import { Errors } from '@oclif/core'
 import { describe, expect, it } from 'vitest'
-import { metadataFromPairs, parseFjdAmount, parseMetadataPair, parseQuote } from '../../src/cli/session-inputs.js'
+import { metadataFromPairs, parseMetadataPair, parseQuote } from '../../src/cli/session-inputs.js'
+import { parseFjdAmount } from '../../src/money.js'
 
 describe('--amount', () => {
   it.each([
@@ -24,6 +25,12 @@ describe('--amount', () => {
 
   it('refuses an amount beyond exact integers', () => {
     expect(() => parseFjdAmount('99999999999999999999')).toThrow(/too large/)
+  })
+
+  it('says the limits in dollars, as the user typed them (issue 14)', () => {
+    expect(() => parseFjdAmount('0')).toThrow('Invalid amount "0": it must be at least FJ$0.01.')
+    expect(() => parseFjdAmount('5000')).toThrow('Invalid amount "5000": it must be under FJ$5,000.00 (at most FJ$4,999.99).')
+    expect(() => parseFjdAmount('99999999')).toThrow(/must be under FJ\$5,000\.00/)
   })
 })
 

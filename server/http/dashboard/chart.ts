@@ -1,6 +1,7 @@
-import { formatFjd } from '../../domain/money.js'
+
 import { escapeHtml, safe, type SafeHtml } from '../../templates.js'
 import { formatTime } from './kit.js'
+import { formatFjd } from '../../../src/money.js'
 
 const HOUR = 60 * 60 * 1000
 const DAY = 24 * HOUR

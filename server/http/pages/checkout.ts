@@ -11,11 +11,12 @@ import {
   type CheckoutSessionRecord,
 } from '../../domain/checkout-session.js'
 import type { MerchantRecord } from '../../domain/merchant.js'
-import { formatFjd } from '../../domain/money.js'
+
 import { paySession, sessionForCustomer } from '../../services/checkout-sessions.js'
 import { StoreWriteError } from '../../store/types.js'
 import { safe, type SafeHtml } from '../../templates.js'
 import { htmlPageHeaders } from './headers.js'
+import { formatFjd } from '../../../src/money.js'
 
 /**
  * The hosted checkout (contract §6): `GET /pay/{id}` is the page the

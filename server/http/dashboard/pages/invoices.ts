@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Request, Router } from 'express'
 import { ApiError, invalidRequest } from '../../../../src/errors.js'
-import { parseFjdAmount } from '../../../../src/cli/session-inputs.js'
 import {
   MAX_ITEMS,
   createInvoiceRequestSchema,
@@ -12,7 +11,7 @@ import {
   type Invoice,
   type InvoiceItem,
 } from '../../../../src/schemas/index.js'
-import { formatFjd } from '../../../domain/money.js'
+
 import { emailInvoice } from '../../../services/invoice-email.js'
 import {
   createInvoice,
@@ -29,6 +28,7 @@ import {
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
 import { dashPath, errorFlash, formatTime, type Dash, type DashboardKit, type PageResult } from '../kit.js'
+import { formatFjd, parseUnitPrice } from '../../../../src/money.js'
 
 const PAGE_SIZE = 20
 /** How many invoices one call of listInvoices reads while looking for those of one status. */
@@ -66,7 +66,7 @@ function itemsOf(fields: Record<string, string>): InvoiceItem[] {
     if (!/^\d+$/.test(quantity)) throw invalidRequest(`Item row ${row + 1}: the quantity must be a whole number.`, `${param}.quantity`)
     let unitPrice: number
     try {
-      unitPrice = parseFjdAmount(price)
+      unitPrice = parseUnitPrice(price)
     } catch (error) {
       throw invalidRequest(`Item row ${row + 1}: ${(error as Error).message}`, `${param}.unitPrice`)
     }

@@ -1,11 +1,12 @@
 import type { Router } from 'express'
 import { ApiError } from '../../../../src/errors.js'
-import { parseDuration, formatDuration } from '../../../../src/cli/duration.js'
+import { parseDuration, formatDuration } from '../../../../src/duration.js'
 import { advanceClockRequestSchema } from '../../../../src/schemas/index.js'
-import { formatFjd } from '../../../domain/money.js'
+
 import { listSessions } from '../../../services/checkout-sessions.js'
 import { parseWith } from '../../validate.js'
 import { formatTime, type DashboardKit } from '../kit.js'
+import { formatFjd } from '../../../../src/money.js'
 
 /** The one-click advances; anything else goes through the custom field. */
 const QUICK_ADVANCES = ['1h', '1d', '1w'] as const

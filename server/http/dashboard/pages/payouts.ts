@@ -9,7 +9,7 @@ import {
   type Payout,
 } from '../../../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../../../context.js'
-import { formatFjd } from '../../../domain/money.js'
+
 import { DISBURSEMENT_HOUR_UTC } from '../../../domain/payout.js'
 import { listEvents } from '../../../events/event-log.js'
 import { getPayout, listPayouts, requestPayout } from '../../../services/payouts.js'
@@ -18,6 +18,7 @@ import { parseWith } from '../../validate.js'
 import { renderBalanceChart } from '../chart.js'
 import { dashPath, formatTime, type DashboardKit } from '../kit.js'
 import { eventsAbout, eventsTable } from './sessions.js'
+import { formatFjd } from '../../../../src/money.js'
 
 const PAGE_SIZE = 25
 /** The most the services hand out per call; the chart needs every record, so it reads in batches of this. */

@@ -1,6 +1,6 @@
 import type { Request, Router } from 'express'
 import { ApiError, invalidRequest } from '../../../../src/errors.js'
-import { formatMoney } from '../../../../src/cli/output.js'
+
 import {
   listCheckoutSessionsQuerySchema,
   sessionStatusSchema,
@@ -11,12 +11,13 @@ import {
 } from '../../../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../../../context.js'
 import { PROVIDER_NAMES, isExpired, paymentStarted, type CheckoutSessionRecord } from '../../../domain/checkout-session.js'
-import { formatFjd } from '../../../domain/money.js'
+
 import { listEvents } from '../../../events/event-log.js'
 import { cancelSession, getSession, listSessions, sessionOfCaller } from '../../../services/checkout-sessions.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
 import { dashPath, errorFlash, formatTime, type Dash, type DashboardKit } from '../kit.js'
+import { formatFjd, formatMoney } from '../../../../src/money.js'
 
 const PAGE_SIZE = 20
 const DAY = 24 * 60 * 60 * 1000
@@ -67,7 +68,6 @@ function queryOf(filter: SessionsFilter): ListCheckoutSessionsQuery {
     'query',
   )
 }
-
 
 /** The API says `cancelled` for both; the dashboard tells a session that ran out of time apart. */
 const shownStatus = (session: CheckoutSessionRecord): string =>

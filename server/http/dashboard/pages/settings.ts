@@ -8,7 +8,7 @@ import {
   type Settings,
   type Verification,
 } from '../../../../src/schemas/index.js'
-import { describeDestination } from '../../../../src/cli/payout-destination.js'
+import { describeDestination } from '../../../../src/payout-destination.js'
 import { presentSettings, updateSettings } from '../../../services/settings.js'
 import { approveVerification, getVerification, rejectVerification, submitVerification } from '../../../services/verification.js'
 import { safe, type SafeHtml } from '../../../templates.js'

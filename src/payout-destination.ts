@@ -1,4 +1,4 @@
-import type { PayoutDestination } from '../schemas/index.js'
+import type { PayoutDestination } from './schemas/index.js'
 
 const WALLET_PROVIDERS = ['mpaisa', 'mycash'] as const
 
