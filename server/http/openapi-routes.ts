@@ -29,7 +29,8 @@ export interface RouteSpec {
   /** Express syntax, relative to the router's mount path: `/:id/rotate`. */
   path: string
   summary: string
-  description?: string
+  /** What a client needs beyond the summary: rules, states, limits. */
+  description: string
   auth: RouteAuth
   /** The route reads `Idempotency-Key` through idempotencyKeyOf(). */
   idempotencyKey?: true

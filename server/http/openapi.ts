@@ -1,6 +1,7 @@
 import { Router, type Express } from 'express'
 import { z } from 'zod'
 import * as schemas from '../../src/schemas/index.js'
+import { EXAMPLES } from '../../src/schemas/examples.js'
 import { ERROR_CODES, type ErrorCode, type ResponseHeader } from './openapi-errors.js'
 import type { ServiceContext } from '../context.js'
 import { apiRoutes } from './api-route.js'
@@ -57,7 +58,22 @@ function componentSchemas(names: Map<z.ZodType, string>): Record<string, JsonSch
   const registry = z.registry<{ id: string }>()
   for (const [schema, id] of names) registry.add(schema, { id })
   const converted = z.toJSONSchema(registry, { io: 'input', uri: (id) => schemaRef(id).$ref! }).schemas
-  return Object.fromEntries(Object.entries(converted).map(([id, schema]) => [id, withoutDialect(schema)]))
+  // toJSONSchema keeps only the id of a registry's metadata, so the example is added here.
+  return Object.fromEntries(
+    Object.entries(converted).map(([id, schema]) => {
+      const example = exampleOf(id)
+      return [id, { ...withoutDialect(schema), ...(example === undefined ? {} : { examples: [example] }) }]
+    }),
+  )
+}
+
+/** The recorded example of a named schema (src/schemas/examples.ts), if it has one. */
+const exampleOf = (name: string): unknown => (EXAMPLES as Record<string, unknown>)[`${name[0]!.toLowerCase()}${name.slice(1)}Schema`]
+
+/** A JSON media type of a named schema, with its example for tools that read only the media type's (Dredd, Prism, Swagger UI). */
+function jsonContent(name: string): JsonObject {
+  const example = exampleOf(name)
+  return { 'application/json': { schema: schemaRef(name), ...(example === undefined ? {} : { example }) } }
 }
 
 /** OpenAPI 3.1 has its own dialect, and a component's `$id` would change how its `$ref`s resolve. */
@@ -112,8 +128,24 @@ function openApiPath(expressPath: string): { path: string; params: string[] } {
   return { path, params }
 }
 
-const pathParameters = (names: readonly string[]): JsonObject[] =>
-  names.map((name) => ({ name, in: 'path', required: true, schema: jsonOf(z.string().min(1)) }))
+/** An id of each resource a path names, from the recorded examples, so a tool that calls the documented paths has one to fill in. */
+const ID_EXAMPLES: Record<string, string | undefined> = {
+  'checkout-sessions': EXAMPLES.checkoutSessionSchema?.id,
+  invoices: EXAMPLES.invoiceSchema?.id === undefined ? undefined : String(EXAMPLES.invoiceSchema.id),
+  payouts: EXAMPLES.payoutSchema?.id,
+  'api-keys': EXAMPLES.createApiKeyResponseSchema?.key.id,
+  'webhook-endpoints': EXAMPLES.webhookEndpointResponseSchema?.endpoint.id,
+  events: EXAMPLES.eventWithDeliveriesSchema?.event.event_id,
+}
+
+/** The path's parameters; each `{id}` with an example id of the resource named before it. */
+function pathParameters(path: string, names: readonly string[]): JsonObject[] {
+  return names.map((name) => {
+    const resource = new RegExp(`([a-z-]+)/\\{${name}\\}`).exec(path)?.[1]
+    const example = resource === undefined ? undefined : ID_EXAMPLES[resource]
+    return { name, in: 'path', required: true, schema: jsonOf(z.string().min(1)), ...(example === undefined ? {} : { example }) }
+  })
+}
 
 const operationId = (method: string, path: string): string =>
   method + path.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => `${word[0]!.toUpperCase()}${word.slice(1)}`).join('')
@@ -208,7 +240,7 @@ class DocumentBuilder {
   addRoute(prefix: string, spec: RouteSpec): void {
     const { path, params } = openApiPath(joinPaths(prefix, spec.path))
     const where = `${spec.method.toUpperCase()} ${path}`
-    const parameters = pathParameters(params)
+    const parameters = pathParameters(path, params)
     if (spec.query) parameters.push(...this.queryParameters(spec.query, where))
     if (spec.idempotencyKey) parameters.push(IDEMPOTENCY_KEY_PARAMETER)
     const status = 'body' in spec.response ? (spec.response.status ?? 200) : 200
@@ -217,7 +249,7 @@ class DocumentBuilder {
         ? {
             description: STATUS_TEXT[status],
             headers: headerRefs(spec.idempotencyKey ? ['X-Request-Id', 'Idempotent-Replayed'] : ['X-Request-Id']),
-            content: { 'application/json': { schema: schemaRef(this.nameOf(spec.response.body, where)) } },
+            content: jsonContent(this.nameOf(spec.response.body, where)),
           }
         : {
             description: spec.response.description,
@@ -229,7 +261,7 @@ class DocumentBuilder {
     this.pathItem(path)[spec.method] = {
       operationId: operationId(spec.method, path),
       summary: spec.summary,
-      ...(spec.description ? { description: spec.description } : {}),
+      description: spec.description,
       tags: [tagOf(path)],
       security: SECURITY[spec.auth],
       ...(parameters.length > 0 ? { parameters } : {}),
@@ -238,7 +270,7 @@ class DocumentBuilder {
             requestBody: {
               // parseWith() reads a missing body as `{}`, so the body may be left out exactly when `{}` passes.
               required: !spec.body.safeParse({}).success,
-              content: { 'application/json': { schema: schemaRef(this.nameOf(spec.body, where)) } },
+              content: jsonContent(this.nameOf(spec.body, where)),
             },
           }
         : {}),
@@ -255,9 +287,10 @@ class DocumentBuilder {
       item[method] = {
         operationId: operationId(method, path),
         summary: spec.summary,
+        description: `Not a method of this path: 405 with \`Allow\` naming those it takes.`,
         tags: [tagOf(path)],
         security: SECURITY[spec.auth],
-        ...(params.length > 0 ? { parameters: pathParameters(params) } : {}),
+        ...(params.length > 0 ? { parameters: pathParameters(path, params) } : {}),
         // The catch-all looks nothing up and writes nothing: no 404, no 503.
         responses: this.errorResponses([...commonErrors(method, spec.auth, false, false), ...spec.errors]),
       }
@@ -345,7 +378,7 @@ export function openApiRouter(app: Express, ctx: ServiceContext, version: string
   const router = Router()
   let document: OpenApiDocument | undefined
   apiRoutes(router, ctx)(
-    { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', auth: 'none', response: { body: schemas.openApiDocumentSchema } },
+    { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', description: 'Generated from the routes and their zod schemas, with the running server as `servers[0]`.', auth: 'none', response: { body: schemas.openApiDocumentSchema } },
     () => {
       document ??= openApiDocument(app, version, ctx.urls.base)
       return { body: document }

@@ -2,6 +2,7 @@ import type { Express } from 'express'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { signupRequestSchema } from '../../src/schemas/index.js'
+import { EXAMPLES } from '../../src/schemas/examples.js'
 import { createApp } from '../../server/http/app.js'
 import { openApiDocument, type OpenApiDocument } from '../../server/http/openapi.js'
 import { appRoutes } from '../../server/http/openapi-routes.js'
@@ -124,10 +125,11 @@ describe('GET /openapi.json', () => {
     }
   })
 
-  it('gives every operation a summary, security, one success response and enveloped errors', () => {
+  it('gives every operation a summary, a description, security, one success response and enveloped errors', () => {
     for (const { method, path, operation } of operations()) {
       const where = `${method} ${path}`
       expect(operation.summary, where).toEqual(expect.any(String))
+      expect(operation.description, where).toMatch(/^[A-Z`].{20,}/)
       expect(Array.isArray(operation.security), where).toBe(true)
       const statuses = Object.keys(operation.responses)
       expect(statuses.filter((status) => status.startsWith('2')).length, where).toBeLessThanOrEqual(1)
@@ -151,7 +153,9 @@ describe('the schemas are the zod schemas', () => {
     const create = document.paths['/v1/checkout-sessions'].post
     expect(create.requestBody).toEqual({
       required: true,
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateCheckoutSessionRequest' } } },
+      content: {
+        'application/json': { schema: { $ref: '#/components/schemas/CreateCheckoutSessionRequest' }, example: EXAMPLES.createCheckoutSessionRequestSchema },
+      },
     })
     expect(create.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CheckoutSession' })
     expect(create.security).toEqual([{ secretKey: [] }, { publishableKey: [] }])
@@ -185,7 +189,7 @@ describe('the schemas are the zod schemas', () => {
     }
     const { $schema: _dialect, ...signup } = z.toJSONSchema(signupRequestSchema, { io: 'input' })
     expect(document.components.schemas.SignupRequest.properties.tier).toEqual({ $ref: '#/components/schemas/Tier' })
-    expect(inlined(document.components.schemas.SignupRequest)).toEqual(signup)
+    expect(inlined(document.components.schemas.SignupRequest)).toEqual({ ...signup, examples: [EXAMPLES.signupRequestSchema] })
   })
 
   it('documents the read-only Payouts\' other methods as 405 with Allow', () => {

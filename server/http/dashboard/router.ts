@@ -145,6 +145,7 @@ export function dashboardLoginRouter(ctx: ServiceContext, sessions: DashboardSes
       method: 'post',
       path: '/login-links',
       summary: 'A one-time link that opens the dashboard signed in as this key\'s merchant and mode',
+      description: 'The link holds a 256-bit token, never the key; it works once, for 5 minutes, and not at all once its key is revoked.',
       auth: 'secret',
       body: emptyBodySchema,
       response: { status: 201, body: dashboardLoginLinkSchema },

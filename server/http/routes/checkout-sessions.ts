@@ -33,13 +33,14 @@ export function checkoutSessionsRouter(ctx: ServiceContext): Router {
       method: 'get',
       path: '/',
       summary: 'List Checkout Sessions, newest first',
+      description: 'Filtered by `status` and creation time (`from`, `to`, Unix ms), paged with `limit` and the `cursor` of the previous page\'s `nextCursor`.',
       auth: 'secret',
       query: listCheckoutSessionsQuerySchema,
       response: { body: checkoutSessionListSchema },
     },
     ({ caller, query }) => ({ body: listSessions(ctx, caller, query) }),
   )
-  route({ method: 'get', path: '/:id', summary: 'Get a Checkout Session', auth: 'secret', response: { body: checkoutSessionSchema } }, ({ caller, params }) => ({
+  route({ method: 'get', path: '/:id', summary: 'Get a Checkout Session', description: 'One session of the calling merchant and the key\'s mode; any other id is 404.', auth: 'secret', response: { body: checkoutSessionSchema } }, ({ caller, params }) => ({
     body: getSession(ctx, caller, params.id!),
   }))
   route(
@@ -47,6 +48,7 @@ export function checkoutSessionsRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/:id/cancel',
       summary: 'Cancel a pending Checkout Session no customer has started paying',
+      description: 'A session with a payment in progress is 409 `payment_in_progress`; one that has ended is 409 `invalid_state`.',
       auth: 'secret',
       response: { body: checkoutSessionSchema },
       errors: ['invalid_state', 'payment_in_progress'],

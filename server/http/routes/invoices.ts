@@ -28,6 +28,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
       method: 'get',
       path: '/',
       summary: 'List Invoices, newest first',
+      description: 'Paged with `limit` and `starting_after` (an Invoice id).',
       auth: 'secret',
       query: listInvoicesQuerySchema,
       response: { body: invoiceListSchema },
@@ -36,7 +37,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
     ({ caller, query }) => ({ body: listInvoices(ctx, caller, query) }),
   )
   route(
-    { method: 'get', path: '/:id', summary: 'Get an Invoice by its integer id', auth: 'secret', response: { body: invoiceSchema }, errors: ['business_only'] },
+    { method: 'get', path: '/:id', summary: 'Get an Invoice by its integer id', description: 'Ids are integers per merchant and mode; any other id is 404. Overdue is computed on the merchant\'s clock.', auth: 'secret', response: { body: invoiceSchema }, errors: ['business_only'] },
     ({ caller, params }) => ({ body: getInvoice(ctx, caller, params.id!) }),
   )
   route(
@@ -44,6 +45,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/:id/send',
       summary: 'Send a draft: it gets its number',
+      description: 'Issues the next number (prefix and counter; a number is never issued twice), opens its hosted page and emits `invoice.sent`.',
       auth: 'secret',
       idempotencyKey: true,
       response: { body: invoiceSchema },
@@ -56,6 +58,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/:id/void',
       summary: 'Void a sent Invoice',
+      description: 'A void Invoice can no longer be paid; its hosted page says so. A paid Invoice is 409.',
       auth: 'secret',
       idempotencyKey: true,
       response: { body: invoiceSchema },
@@ -69,6 +72,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
       method: 'get',
       path: '/:id/pdf',
       summary: 'Download a sent Invoice as a PDF',
+      description: 'The PDF the customer gets, with the merchant\'s details, items, tax line and total. A draft has no PDF (409).',
       auth: 'secret',
       response: { contentType: 'application/octet-stream', description: 'The PDF, as an attachment named after the Invoice number.' },
       errors: ['business_only', 'invalid_state'],

@@ -11,6 +11,7 @@ export function merchantsRouter(ctx: ServiceContext): Router {
       method: 'get',
       path: '/me',
       summary: 'The calling merchant: tier, mode, balance of the key\'s mode and payout schedule',
+      description: 'Who the key belongs to; `balance` is in cents of the key\'s mode.',
       auth: 'secret',
       response: { body: merchantMeSchema },
     },

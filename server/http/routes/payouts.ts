@@ -16,13 +16,14 @@ export function payoutsRouter(ctx: ServiceContext): Router {
       method: 'get',
       path: '/',
       summary: 'List Payouts, oldest first',
+      description: 'Payouts of the key\'s mode, oldest first, paged with `limit` (1–100, default 10) and `starting_after` (a Payout id); `hasMore` says whether another page follows.',
       auth: 'secret',
       query: listPayoutsQuerySchema,
       response: { body: payoutListSchema },
     },
     ({ caller, query }) => ({ body: listPayouts(ctx, caller, query) }),
   )
-  route({ method: 'get', path: '/:id', summary: 'Get a Payout', auth: 'secret', response: { body: payoutSchema } }, ({ caller, params }) => ({
+  route({ method: 'get', path: '/:id', summary: 'Get a Payout', description: 'One Payout of the calling merchant and the key\'s mode; any other id is 404.', auth: 'secret', response: { body: payoutSchema } }, ({ caller, params }) => ({
     body: getPayout(ctx, caller, params.id!),
   }))
   // Any other method: the key is checked first (401 before 405), as on every route.

@@ -8,7 +8,7 @@ import { apiRoutes } from '../../api-route.js'
 export function healthRouter(ctx: ServiceContext, version: string): Router {
   const router = Router()
   const route = apiRoutes(router, ctx)
-  route({ method: 'get', path: '/health', summary: 'Whether the simulator is up, and its version', auth: 'none', response: { body: healthSchema } }, () => ({
+  route({ method: 'get', path: '/health', summary: 'Whether the simulator is up, and its version', description: 'Needs no key; answers 200 as soon as the simulator serves requests.', auth: 'none', response: { body: healthSchema } }, () => ({
     body: { status: 'ok', version },
   }))
   route(
@@ -16,6 +16,7 @@ export function healthRouter(ctx: ServiceContext, version: string): Router {
       method: 'post',
       path: '/merchants',
       summary: 'Sign up a merchant: its test key pair',
+      description: 'Makes a merchant of the given tier with a test secret and publishable key, shown this once. Live mode needs verification.',
       auth: 'none',
       body: signupRequestSchema,
       response: { status: 201, body: signupResponseSchema },

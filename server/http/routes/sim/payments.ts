@@ -12,6 +12,7 @@ export function paymentsRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/checkout-sessions/:id/pay',
       summary: 'Pay a Checkout Session as the customer would',
+      description: 'Stands in for the hosted page: makes a PaymentIntent with the given outcome and provider, moves the session on, and emits the events a real payment would. `processing` leaves the payment to settle later on the merchant\'s clock.',
       auth: 'secret',
       body: paySessionRequestSchema,
       response: { body: payResponseSchema },

@@ -9,7 +9,7 @@ import { apiRoutes } from '../../api-route.js'
 export function settingsRouter(ctx: ServiceContext): Router {
   const router = Router()
   const route = apiRoutes(router, ctx)
-  route({ method: 'get', path: '/settings', summary: 'Dashboard settings', auth: 'secret', response: { body: settingsSchema } }, ({ caller }) => ({
+  route({ method: 'get', path: '/settings', summary: 'Dashboard settings', description: 'The settings of the key\'s mode: display name, invoice prefix and next number, receipts, payout schedule and destination, and whether live providers are on.', auth: 'secret', response: { body: settingsSchema } }, ({ caller }) => ({
     body: presentSettings(ctx.store.get('merchants', caller.merchant.id) ?? caller.merchant, caller.mode),
   }))
   route(
@@ -17,6 +17,7 @@ export function settingsRouter(ctx: ServiceContext): Router {
       method: 'patch',
       path: '/settings',
       summary: 'Change dashboard settings',
+      description: 'Changes only the fields sent. Once the merchant has live keys, what moves live money (payout schedule and destination, live providers) needs a live key (403 `live_key_required`). A prefix and next number that would repeat a number already issued are taken: sending skips to the next number never issued.',
       auth: 'secret',
       body: updateSettingsRequestSchema,
       response: { body: settingsSchema },
@@ -24,11 +25,11 @@ export function settingsRouter(ctx: ServiceContext): Router {
     },
     ({ caller, body }) => ({ body: updateSettings(ctx, caller, body) }),
   )
-  route({ method: 'get', path: '/rates', summary: 'The merchant\'s quote rates', auth: 'secret', response: { body: ratesSchema } }, ({ caller }) => ({
+  route({ method: 'get', path: '/rates', summary: 'The merchant\'s quote rates', description: 'The FJD rate per unit of each quote currency (USD, AUD), with when it was set on the merchant\'s clock. A session locks the rate at creation.', auth: 'secret', response: { body: ratesSchema } }, ({ caller }) => ({
     body: getRates(ctx, caller),
   }))
   route(
-    { method: 'put', path: '/rates', summary: 'Set quote rates', auth: 'secret', body: updateRatesRequestSchema, response: { body: ratesSchema } },
+    { method: 'put', path: '/rates', summary: 'Set quote rates', description: 'Replaces the rates sent; each is a decimal string above 0 with up to 4 decimals. Sessions already created keep the rate they locked.', auth: 'secret', body: updateRatesRequestSchema, response: { body: ratesSchema } },
     ({ caller, body }) => ({ body: updateRates(ctx, caller, body) }),
   )
   return router

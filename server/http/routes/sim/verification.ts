@@ -13,7 +13,7 @@ import { apiRoutes } from '../../api-route.js'
 export function verificationRouter(ctx: ServiceContext): Router {
   const router = Router()
   const route = apiRoutes(router, ctx)
-  route({ method: 'get', path: '/verification', summary: 'Verification status', auth: 'secret', response: { body: verificationResponseSchema } }, ({ caller }) => ({
+  route({ method: 'get', path: '/verification', summary: 'Verification status', description: 'Where the merchant\'s verification for live mode stands; the TIN is masked and documents are listed by type, size and SHA-256, never returned.', auth: 'secret', response: { body: verificationResponseSchema } }, ({ caller }) => ({
     body: { verification: getVerification(ctx, caller) },
   }))
   route(
@@ -21,6 +21,7 @@ export function verificationRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/verification',
       summary: 'Submit verification for live mode',
+      description: 'A 9-digit TIN, a TIN card photo and a business registration (business tier) or a personal ID (individual tier), as data URLs. Verification becomes `pending`.',
       auth: 'secret',
       body: submitVerificationRequestSchema,
       response: { body: verificationResponseSchema },
@@ -33,6 +34,7 @@ export function verificationRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/verification/approve',
       summary: 'Approve pending verification: live mode and the first live key pair',
+      description: 'Stands in for the review: approves pending verification, unlocks live mode and answers the first live key pair, shown this once. Approving again is 409 and mints nothing.',
       auth: 'secret',
       response: { body: approveVerificationResponseSchema },
       errors: ['invalid_state', 'live_key_required'],
@@ -44,6 +46,7 @@ export function verificationRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/verification/reject',
       summary: 'Reject pending verification with a reason',
+      description: 'Stands in for the review: rejects pending verification; the merchant may submit again.',
       auth: 'secret',
       body: rejectVerificationRequestSchema,
       response: { body: verificationResponseSchema },

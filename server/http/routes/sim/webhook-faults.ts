@@ -8,7 +8,7 @@ import { apiRoutes } from '../../api-route.js'
 export function webhookFaultsRouter(ctx: ServiceContext): Router {
   const router = Router()
   const route = apiRoutes(router, ctx)
-  route({ method: 'get', path: '/webhook-faults', summary: 'Delivery faults of the key\'s mode', auth: 'secret', response: { body: webhookFaultsResponseSchema } }, ({ caller }) => ({
+  route({ method: 'get', path: '/webhook-faults', summary: 'Delivery faults of the key\'s mode', description: 'The seeded webhook delivery faults in force, or null, and how many draws have been made.', auth: 'secret', response: { body: webhookFaultsResponseSchema } }, ({ caller }) => ({
     body: { faults: getFaults(ctx, caller) },
   }))
   route(
@@ -16,13 +16,14 @@ export function webhookFaultsRouter(ctx: ServiceContext): Router {
       method: 'put',
       path: '/webhook-faults',
       summary: 'Set seeded delivery faults for the key\'s mode',
+      description: 'Fail, duplicate, delay or reorder a share of webhook deliveries, decided by a seeded generator so the same seed gives the same sequence.',
       auth: 'secret',
       body: webhookFaultsRequestSchema,
       response: { body: webhookFaultsResponseSchema },
     },
     ({ caller, body }) => ({ body: { faults: setFaults(ctx, caller, body) } }),
   )
-  route({ method: 'delete', path: '/webhook-faults', summary: 'Turn delivery faults off', auth: 'secret', response: { body: webhookFaultsResponseSchema } }, ({ caller }) => ({
+  route({ method: 'delete', path: '/webhook-faults', summary: 'Turn delivery faults off', description: 'Deliveries go through as normal from now on.', auth: 'secret', response: { body: webhookFaultsResponseSchema } }, ({ caller }) => ({
     body: { faults: setFaults(ctx, caller, null) },
   }))
   return router
