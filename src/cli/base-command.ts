@@ -11,6 +11,7 @@ export interface GlobalFlags {
   'api-key'?: string
   'base-url'?: string
   profile?: string
+  verbose?: boolean
 }
 
 /**
@@ -40,6 +41,10 @@ export abstract class BaseCommand<T> extends Command {
       description: 'Profile to use (default: BULA_PROFILE, then the current profile, then "default").',
       helpGroup: 'GLOBAL',
     }),
+    verbose: Flags.boolean({
+      description: 'Log each HTTP request, its answer and any retry on stderr.',
+      helpGroup: 'GLOBAL',
+    }),
   }
 
   protected readonly colors = createColors(process.env, chalk.level)
@@ -54,7 +59,8 @@ export abstract class BaseCommand<T> extends Command {
 
   protected async client(flags: GlobalFlags): Promise<BulaClient> {
     const { baseUrl, apiKey } = await this.connection(flags)
-    return new BulaClient({ baseUrl, apiKey, userAgent: this.config.userAgent })
+    const log = flags.verbose ? (line: string) => ux.stderr(this.stderrColors.dim(line)) : undefined
+    return new BulaClient({ baseUrl, apiKey, userAgent: this.config.userAgent, log })
   }
 
   protected printFields(fields: ReadonlyArray<readonly [string, string]>): void {

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { createRequire } from 'node:module'
+import type { Got, Method, RequestError, Response as GotResponse, RetryObject } from 'got'
 import type { z } from 'zod'
 import { ApiError } from '../errors.js'
-import type { IncomingHttpHeaders } from 'node:http'
-
-const requireBuiltin = createRequire(import.meta.url)
 import type {
   AdvanceClockRequest,
   AdvanceClockResponse,
@@ -103,6 +100,18 @@ export interface BulaClientOptions {
   baseUrl: string
   apiKey?: string
   userAgent?: string
+  /**
+   * How many times a request that may safely be sent again is retried
+   * (default 2): a GET, or a write with an Idempotency-Key, after a 429, a
+   * 5xx or a connection that broke. 0 turns retries off.
+   */
+  retries?: number
+  /** Longest `Retry-After` waited for before a retry, in ms (default 15 s); a longer one fails at once with the 429. */
+  maxRetryAfterMs?: number
+  /** Gives up on a request after this long, in ms (default 60 s: a clock advance may wait on receivers). */
+  timeoutMs?: number
+  /** Called with a line per request, answer and retry (`bula … --verbose`). */
+  log?: (line: string) => void
 }
 
 export interface RequestOptions {
@@ -127,23 +136,56 @@ export const newIdempotencyKey = (): string => randomUUID()
 // reach the simulator; anything else may have been half-processed.
 const CONNECT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])
 
+// A connection that broke or stalled: worth another try when the request may
+// be repeated. Not ECONNREFUSED: nothing listens at the address, and waiting
+// would only delay saying so.
+const RETRY_ERROR_CODES = ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']
+const RETRY_STATUS_CODES = [429, 500, 502, 503, 504]
+
+/** The first retry waits 250 ms, then twice as long each time, up to 2 s, unless the answer said how long (Retry-After). */
+export function retryDelay({ attemptCount, retryAfter, computedValue }: Pick<RetryObject, 'attemptCount' | 'retryAfter' | 'computedValue'>): number {
+  if (computedValue === 0) return 0
+  if (retryAfter !== undefined) return computedValue
+  return Math.min(250 * 2 ** (attemptCount - 1), 2000)
+}
+
+/** got, loaded on the first request: `bula --version` and `bula --help` never pay for it. */
+let gotModule: Promise<Got> | undefined
+const loadGot = (): Promise<Got> => (gotModule ??= import('got').then((module) => module.default))
+
 const id = (value: string): string => encodeURIComponent(value)
 
 /**
  * The typed HTTP client of the simulator: one generic request() that turns
  * every failure into an ApiError, and one method per endpoint. Requests go
- * through node:http (an HTTP client library cost every command about 45 ms
- * of start-up), and zod is loaded only to read an error answer.
+ * through got, for its retries (only of requests that may be repeated),
+ * timeouts and hooks; got and zod are loaded on first use.
  */
 export class BulaClient {
   readonly baseUrl: string
   private readonly apiKey: string | undefined
   private readonly userAgent: string | undefined
+  private readonly retries: number
+  private readonly maxRetryAfterMs: number
+  private readonly timeoutMs: number
+  private readonly log: ((line: string) => void) | undefined
 
   constructor(options: BulaClientOptions) {
     this.baseUrl = normalizeBaseUrl(options.baseUrl)
     this.apiKey = options.apiKey
     this.userAgent = options.userAgent
+    this.retries = options.retries ?? 2
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 15_000
+    this.timeoutMs = options.timeoutMs ?? 60_000
+    this.log = options.log
+  }
+
+  /** How to start a simulator at this client's address, for the connection_failed message. */
+  private startHint(): string {
+    const { hostname, port, protocol } = new URL(this.baseUrl)
+    const local = ['127.0.0.1', 'localhost', '[::1]'].includes(hostname)
+    if (!local || protocol !== 'http:') return `Is the simulator at ${this.baseUrl} running?`
+    return `Start it with \`npx bula serve --port ${port || '80'}\`${hostname === '127.0.0.1' ? '' : ` --host ${hostname.replace(/^\[|\]$/g, '')}`}.`
   }
 
   async request<T>(options: RequestOptions): Promise<T> {
@@ -162,20 +204,20 @@ export class BulaClient {
     if (this.userAgent) headers['user-agent'] = this.userAgent
 
     const url = `${this.baseUrl}${options.path}`
-    let response: HttpResponse
+    let response: GotResponse<Uint8Array>
     try {
-      response = await send(url, options.method, headers, options.body, definedEntries(options.query))
+      response = await this.send(url, options, headers)
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code !== undefined && CONNECT_ERROR_CODES.has(code)) {
-        throw new ApiError(0, 'connection_failed', `Could not reach the simulator at ${this.baseUrl}. Start it with \`bula serve\`.`)
-      }
+      const code = (error as RequestError).code
+      if (CONNECT_ERROR_CODES.has(code)) throw new ApiError(0, 'connection_failed', `Could not reach the simulator at ${this.baseUrl}. ${this.startHint()}`)
+      if (code === 'ETIMEDOUT') throw new ApiError(0, 'timeout', `${options.method} ${url} got no answer within ${this.timeoutMs / 1000} s.`)
       throw new ApiError(0, 'network_error', `${options.method} ${url} failed: ${(error as Error).message}`)
     }
 
     const succeeded = response.statusCode >= 200 && response.statusCode < 300
-    if (succeeded && options.binary) return response.body as T
-    const body = parseJson(response.body.toString('utf8'))
+    const bytes = Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength)
+    if (succeeded && options.binary) return bytes as T
+    const body = parseJson(bytes.toString('utf8'))
     if (succeeded && body !== undefined) return body as T
     const envelope = (await errorEnvelope()).safeParse(body)
     if (!envelope.success) {
@@ -190,6 +232,57 @@ export class BulaClient {
     const { code, message, param, type } = envelope.data.error
     const retryAfter = response.headers['retry-after']
     throw new ApiError(response.statusCode, code, message, param, type, retryAfter ? { 'retry-after': retryAfter } : undefined)
+  }
+
+  /**
+   * One request, the whole answer as bytes, any status resolved (request()
+   * reads error envelopes), no redirects followed. Retried only when sending
+   * it again cannot do a thing twice: a GET, or a write with an
+   * Idempotency-Key (the simulator answers a repeat with the stored result).
+   */
+  private async send(url: string, options: RequestOptions, headers: Record<string, string>): Promise<GotResponse<Uint8Array>> {
+    const got = await loadGot()
+    const repeatable = options.method === 'GET' || options.idempotencyKey !== undefined
+    const log = this.log
+    return got(url, {
+      method: options.method as Method,
+      headers,
+      searchParams: definedEntries(options.query),
+      ...(options.body === undefined ? {} : { json: options.body }),
+      responseType: 'buffer',
+      throwHttpErrors: false,
+      followRedirect: false,
+      timeout: { request: this.timeoutMs },
+      retry: {
+        limit: repeatable ? this.retries : 0,
+        methods: [options.method as Method],
+        statusCodes: RETRY_STATUS_CODES,
+        errorCodes: RETRY_ERROR_CODES,
+        maxRetryAfter: this.maxRetryAfterMs,
+        calculateDelay: retryDelay,
+      },
+      hooks: log
+        ? {
+            // A beforeRequest hook that returns a value replaces the request with it: these return nothing.
+            beforeRequest: [
+              (request) => {
+                log(`→ ${request.method} ${request.url?.toString() ?? url}`)
+              },
+            ],
+            afterResponse: [
+              (answer) => {
+                log(`← ${answer.statusCode} ${options.method} ${url} in ${Math.round(answer.timings?.phases.total ?? 0)} ms (${answer.headers['x-request-id'] ?? 'no request id'})`)
+                return answer
+              },
+            ],
+            beforeRetry: [
+              (error, retryCount) => {
+                log(`↻ retry ${retryCount} of ${options.method} ${url} after ${error.response?.statusCode ?? error.code}`)
+              },
+            ],
+          }
+        : {},
+    })
   }
 
   health(): Promise<Health> {
@@ -393,7 +486,7 @@ export class BulaClient {
       if (options.signal?.aborted) throw error
       const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code
       if (code !== undefined && CONNECT_ERROR_CODES.has(code)) {
-        throw new ApiError(0, 'connection_failed', `Could not reach the simulator at ${this.baseUrl}. Start it with \`bula serve\`.`)
+        throw new ApiError(0, 'connection_failed', `Could not reach the simulator at ${this.baseUrl}. ${this.startHint()}`)
       }
       throw new ApiError(0, 'network_error', `GET ${url} failed: ${(error as Error).message}`)
     }
@@ -505,57 +598,12 @@ export class BulaClient {
   }
 }
 
-/** Checks the address once, up front, and drops trailing slashes so paths join cleanly. */
 /** The error envelope's schema, loaded with zod only when an answer is not a success. */
 async function errorEnvelope() {
   return (await import('../schemas/common.js')).errorEnvelopeSchema
 }
 
-interface HttpResponse {
-  statusCode: number
-  headers: IncomingHttpHeaders
-  body: Buffer
-}
-
-/**
- * One HTTP request, the whole answer read as bytes: no retries, no redirects
- * followed, any status resolved (the caller reads error envelopes). Rejects
- * only when no complete answer arrived; the error keeps its system `code`.
- */
-async function send(
-  url: string,
-  method: RequestOptions['method'],
-  headers: Record<string, string>,
-  body: unknown,
-  query: Record<string, string | number | boolean> | undefined,
-): Promise<HttpResponse> {
-  const target = new URL(url)
-  for (const [name, value] of Object.entries(query ?? {})) target.searchParams.set(name, String(value))
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8')
-  const requestHeaders: Record<string, string | number> = { ...headers }
-  if (payload) {
-    requestHeaders['content-type'] = 'application/json'
-    requestHeaders['content-length'] = payload.length
-  }
-  // require, not import(): the ESM facade of node:http reads every export, and its lazy
-  // ones load undici, which cost a CLI command about 10 ms of its start (docs/performance.md).
-  const { request } = requireBuiltin(target.protocol === 'https:' ? 'node:https' : 'node:http') as typeof import('node:http')
-  return new Promise<HttpResponse>((resolve, reject) => {
-    const outgoing = request(target, { method, headers: requestHeaders }, (incoming) => {
-      const chunks: Buffer[] = []
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
-      incoming.on('error', reject)
-      incoming.on('end', () => resolve({ statusCode: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks) }))
-      // After 'end' this changes nothing; before it, the answer was cut off.
-      incoming.on('close', () => {
-        if (!incoming.complete) reject(new Error('the connection closed before the whole answer arrived'))
-      })
-    })
-    outgoing.on('error', reject)
-    outgoing.end(payload)
-  })
-}
-
+/** Checks the address once, up front, and drops trailing slashes so paths join cleanly. */
 function normalizeBaseUrl(baseUrl: string): string {
   const url = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {

@@ -42,12 +42,13 @@ describe('help', () => {
 
 describe('failures before the simulator answers', () => {
   it('reports a simulator that is not running, exit 1, no stack trace', async () => {
-    const baseUrl = `http://127.0.0.1:${await closedPort()}`
+    const port = await closedPort()
+    const baseUrl = `http://127.0.0.1:${port}`
     const result = await runCli(['merchants', 'me'], { env: { BULA_BASE_URL: baseUrl, BULA_API_KEY: 'sk_test_x' } })
     expect(result.exitCode).toBe(1)
     expect(result.stdout).toBe('')
     expect(result.stderr.trim()).toBe(
-      `connection_failed: Could not reach the simulator at ${baseUrl}. Start it with \`bula serve\`.`,
+      `connection_failed: Could not reach the simulator at ${baseUrl}. Start it with \`npx bula serve --port ${port}\`.`,
     )
   })
 

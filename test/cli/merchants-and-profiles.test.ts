@@ -19,6 +19,17 @@ describe('merchants me', () => {
     expect(result.stdout).toMatch(/^balance:\s+FJ\$\d[\d,]*\.\d\d$/m)
   })
 
+  it('logs each request and answer on stderr with --verbose, leaving stdout as it was', async () => {
+    const demo = server().demo!.business
+    const env = { BULA_BASE_URL: server().baseUrl, BULA_API_KEY: demo.secret }
+    const result = await runCli(['merchants', 'me', '--json', '--verbose'], { env })
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(merchantMeSchema.parse(parseJsonOutput(result)).id).toBe(demo.merchantId)
+    const lines = result.stderr.trim().split('\n')
+    expect(lines[0]).toBe(`→ GET ${server().baseUrl}/v1/merchants/me`)
+    expect(lines[1]).toMatch(new RegExp(`^← 200 GET ${server().baseUrl}/v1/merchants/me in \\d+ ms \\(req_\\w+\\)$`))
+  })
+
   it('prints parseable JSON with --json', async () => {
     const merchant = await signupMerchant(server().baseUrl, 'individual')
     const result = await runCli(['merchants', 'me', '--json'], { env: merchant.env })

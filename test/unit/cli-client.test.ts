@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { BulaClient, newIdempotencyKey } from '../../src/client/bula-client.js'
+import { BulaClient, newIdempotencyKey, retryDelay } from '../../src/client/bula-client.js'
 import { ApiError } from '../../src/errors.js'
 
 interface Seen {
@@ -11,11 +11,20 @@ interface Seen {
   body: string
 }
 
-/** A stand-in server answering each request with the next queued reply. */
+interface Reply {
+  status: number
+  body: string
+  headers?: Record<string, string>
+  /** Break the connection instead of answering, or never answer. */
+  fault?: 'reset' | 'hang'
+}
+
+/** A stand-in server answering each request with the next queued reply, then with `reply`. */
 let server: Server
 let baseUrl: string
 let seen: Seen[]
-let reply: { status: number; body: string; headers?: Record<string, string> }
+let reply: Reply
+let queue: Reply[]
 
 beforeAll(async () => {
   server = createServer((request, response) => {
@@ -23,8 +32,11 @@ beforeAll(async () => {
     request.on('data', (chunk: Buffer) => (body += chunk.toString()))
     request.on('end', () => {
       seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body })
-      response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers })
-      response.end(reply.body)
+      const next = queue.shift() ?? reply
+      if (next.fault === 'reset') return request.socket.destroy()
+      if (next.fault === 'hang') return
+      response.writeHead(next.status, { 'content-type': 'application/json', ...next.headers })
+      response.end(next.body)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -32,11 +44,13 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  server.closeAllConnections()
   await new Promise((resolve) => server.close(resolve))
 })
 
 beforeEach(() => {
   seen = []
+  queue = []
   reply = { status: 200, body: '{}' }
 })
 
@@ -92,10 +106,11 @@ describe('BulaClient', () => {
   })
 
   it('turns an error envelope into an ApiError with status, param, type and Retry-After', async () => {
+    // A Retry-After beyond maxRetryAfterMs (15 s by default) is not waited for: the 429 is the answer.
     reply = {
       status: 429,
       body: JSON.stringify({ error: { code: 'rate_limited', message: 'Slow down.', param: 'p', type: 'rate_limit' } }),
-      headers: { 'retry-after': '7' },
+      headers: { 'retry-after': '60' },
     }
     const error = await failure(new BulaClient({ baseUrl, apiKey: 'sk_test_abc' }).getMe())
     expect(error).toMatchObject({
@@ -104,7 +119,7 @@ describe('BulaClient', () => {
       message: 'Slow down.',
       param: 'p',
       type: 'rate_limit',
-      headers: { 'retry-after': '7' },
+      headers: { 'retry-after': '60' },
     })
     expect(seen).toHaveLength(1)
   })
@@ -115,6 +130,56 @@ describe('BulaClient', () => {
       status: 502,
       code: 'unexpected_response',
     })
+  })
+
+  const unavailable: Reply = { status: 503, body: JSON.stringify({ error: { code: 'storage_unavailable', message: 'disk full' } }) }
+
+  it('retries a GET after a 503 and a 429 (waiting its Retry-After), then returns the answer', async () => {
+    queue = [unavailable, { status: 429, body: JSON.stringify({ error: { code: 'rate_limited', message: 'Slow down.' } }), headers: { 'retry-after': '0' } }]
+    reply = { status: 200, body: JSON.stringify({ now: 1, offsetMs: 0 }) }
+    const lines: string[] = []
+    expect(await new BulaClient({ baseUrl, apiKey: 'sk_test_abc', log: (line) => lines.push(line) }).getClock()).toEqual({ now: 1, offsetMs: 0 })
+    expect(seen.map(({ method, url }) => `${method} ${url}`)).toEqual(['GET /_sim/clock', 'GET /_sim/clock', 'GET /_sim/clock'])
+    expect(lines.filter((line) => line.startsWith('↻'))).toEqual([`↻ retry 1 of GET ${baseUrl}/_sim/clock after 503`, `↻ retry 2 of GET ${baseUrl}/_sim/clock after 429`])
+    expect(lines.filter((line) => line.startsWith('←')).map((line) => line.split(' ')[1])).toEqual(['503', '429', '200'])
+  })
+
+  it('retries a write with an Idempotency-Key, sending the same key each time', async () => {
+    queue = [unavailable]
+    reply = { status: 201, body: JSON.stringify({ id: 'cs_1' }) }
+    const key = newIdempotencyKey()
+    await new BulaClient({ baseUrl, apiKey: 'sk_test_abc' }).request({ method: 'POST', path: '/v1/checkout-sessions', body: { amount: 100 }, idempotencyKey: key })
+    expect(seen).toHaveLength(2)
+    expect(seen.map((request) => [request.headers['idempotency-key'], request.body])).toEqual([
+      [key, '{"amount":100}'],
+      [key, '{"amount":100}'],
+    ])
+  })
+
+  it('retries a GET whose connection broke before the answer', async () => {
+    queue = [{ status: 0, body: '', fault: 'reset' }]
+    reply = { status: 200, body: JSON.stringify({ status: 'ok', version: '1' }) }
+    expect(await new BulaClient({ baseUrl }).health()).toEqual({ status: 'ok', version: '1' })
+    expect(seen).toHaveLength(2)
+  })
+
+  it('gives up after `retries` more tries with the last answer', async () => {
+    reply = unavailable
+    const error = await failure(new BulaClient({ baseUrl, apiKey: 'sk_test_abc', retries: 1 }).getMe())
+    expect(error).toMatchObject({ status: 503, code: 'storage_unavailable' })
+    expect(seen).toHaveLength(2)
+  })
+
+  it('gives up on a request with no answer after timeoutMs, as a timeout', async () => {
+    reply = { status: 0, body: '', fault: 'hang' }
+    const error = await failure(new BulaClient({ baseUrl, apiKey: 'sk_test_abc', timeoutMs: 200, retries: 0 }).getMe())
+    expect(error).toMatchObject({ status: 0, code: 'timeout', message: `GET ${baseUrl}/v1/merchants/me got no answer within 0.2 s.` })
+  })
+
+  it('waits 250 ms before the first retry, twice as long each time up to 2 s, or what Retry-After says', () => {
+    expect([1, 2, 3, 4, 5].map((attemptCount) => retryDelay({ attemptCount, retryAfter: undefined, computedValue: 1000 }))).toEqual([250, 500, 1000, 2000, 2000])
+    expect(retryDelay({ attemptCount: 1, retryAfter: 3000, computedValue: 3000 })).toBe(3000)
+    expect(retryDelay({ attemptCount: 1, retryAfter: undefined, computedValue: 0 })).toBe(0)
   })
 
   it('does not retry a failed POST', async () => {
@@ -132,7 +197,7 @@ describe('BulaClient', () => {
     expect(error).toMatchObject({
       status: 0,
       code: 'connection_failed',
-      message: `Could not reach the simulator at http://127.0.0.1:${port}. Start it with \`bula serve\`.`,
+      message: `Could not reach the simulator at http://127.0.0.1:${port}. Start it with \`npx bula serve --port ${port}\`.`,
     })
   })
 
