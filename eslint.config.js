@@ -31,6 +31,11 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
+    // The CI recipes' sample project: a merchant's own test on Node's test runner.
+    files: ['templates/ci/**/*.js'],
+    languageOptions: { globals: { fetch: 'readonly' } },
+  },
+  {
     // The dashboard's one script runs in the browser.
     files: ['templates/dashboard/*.js'],
     languageOptions: { globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', setInterval: 'readonly' }, sourceType: 'script' },

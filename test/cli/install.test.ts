@@ -1,11 +1,12 @@
-import { execa } from 'execa'
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink } from 'node:fs/promises'
+import { execa, execaSync } from 'execa'
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { recipeCommands, type RecipeName } from '../helpers/ci-recipes.js'
 
-// Issue 23: Bula installed the way users install it, from the packed tarball, runs no install script.
+// Bula installed the way users install it: the packed tarball runs no install script (issue 23), and the CI recipes of docs/testing-and-ci.md work with it (issue 16).
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 let dir: string
@@ -70,4 +71,71 @@ describe('npm pack, then npm install -g of the tarball', () => {
       await serve
     }
   })
+})
+
+describe('the CI recipes of docs/testing-and-ci.md, run on the sample projects of templates/ci/', () => {
+  // Two lines cannot run here as written, and each is swapped for what it does:
+  // the registry's bula-tools is this tarball, and PyPI is out of reach (pytest comes from Debian).
+  const asHere = (command: string): string | null => {
+    if (command === 'npm install --no-save bula-tools') return `npm install --no-save --no-audit --no-fund --prefer-offline ${tarball}`
+    if (command === 'python3 -m pip install pytest') return null
+    return command
+  }
+
+  /** The recipe's commands in one shell, as a GitLab job runs them, in a copy of the sample project; a background simulator is stopped after. */
+  async function runRecipe(name: RecipeName, project: 'node' | 'python') {
+    const work = path.join(dir, name)
+    await cp(path.join(ROOT, 'templates', 'ci', project), work, { recursive: true })
+    const commands = recipeCommands(name).flatMap((command) => asHere(command) ?? [])
+    // The environment of a CI job: no simulator address or key of this test run's own.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BULA_')))
+    // A process group of its own, so that what the job left running is stopped with it, as a CI runner does.
+    const job = execa('bash', ['-ec', commands.join('\n')], {
+      cwd: work,
+      env: { ...env, npm_config_update_notifier: 'false' },
+      extendEnv: false,
+      all: true,
+      reject: false,
+      timeout: 240_000,
+      detached: true,
+    })
+    const result = await job
+    try {
+      process.kill(-job.pid!, 'SIGTERM')
+    } catch {
+      // nothing was left running
+    }
+    return result
+  }
+
+  const hasPytest = execaSync('python3', ['-m', 'pytest', '--version'], { reject: false }).exitCode === 0
+
+  it('the Node recipes are the same commands on GitHub and GitLab, and pass with `bula exec`', async () => {
+    expect(recipeCommands('gitlab-node')).toEqual(recipeCommands('github-node'))
+    expect(recipeCommands('github-node')).toContain('npx bula exec -- npm test')
+    const result = await runRecipe('github-node', 'node')
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.all).toMatch(/\bpass 1\b/)
+  }, 300_000)
+
+  it.skipIf(!hasPytest)('the Python recipe with `bula exec` passes (install python3-pytest to run it)', async () => {
+    const result = await runRecipe('github-python', 'python')
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.all).toMatch(/1 passed/)
+  }, 300_000)
+
+  it.skipIf(!hasPytest)('the Python recipe with `bula serve --json` in the background passes, and the simulator stops with the job', async () => {
+    const result = await runRecipe('gitlab-python', 'python')
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.all).toMatch(/1 passed/)
+    const ready = JSON.parse((await readFile(path.join(dir, 'gitlab-python', 'bula.jsonl'), 'utf8')).split('\n')[0]!) as { baseUrl: string }
+    await expect.poll(() => fetch(`${ready.baseUrl}/_sim/health`).then(() => 'up', () => 'stopped'), { timeout: 10_000 }).toBe('stopped')
+  }, 300_000)
+
+  it('a failing test fails the recipe: the exit code comes through', async () => {
+    const work = path.join(dir, 'github-node')
+    await writeFile(path.join(work, 'test', 'failing.test.js'), "import { test } from 'node:test'\ntest('fails', () => { throw new Error('no') })\n")
+    const result = await execa('npx', ['bula', 'exec', '--', 'npm', 'test'], { cwd: work, reject: false, all: true })
+    expect(result.exitCode, result.all).toBe(1)
+  }, 120_000)
 })

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { recipeYaml } from '../helpers/ci-recipes.js'
 
 // The GitHub Actions recipe for macOS and Windows cannot run here, so it is validated here (docs/platforms.md).
 const ROOT = path.resolve(import.meta.dirname, '../..')
@@ -24,5 +25,14 @@ describe('.github/workflows/ci.yml', () => {
     const result = await validate(broken)
     expect(result.exitCode).not.toBe(0)
     expect(result.stdout + result.stderr).toMatch(/runs_on_typo|Additional properties|not allowed/i)
+  })
+})
+
+describe('the GitHub Actions recipes of docs/testing-and-ci.md', () => {
+  it.each(['github-node', 'github-python'] as const)('%s is a valid workflow', async (name) => {
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-recipe-')), `${name}.yml`)
+    await writeFile(file, recipeYaml(name))
+    const result = await validate(file)
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0)
   })
 })
