@@ -1,6 +1,11 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+const SERVER_NOT_CLI = {
+  regex: '(^|/)src/(cli|ui)/',
+  message: 'The simulator does not import the CLI: shared knowledge lives in a neutral module (src/money.ts, src/duration.ts).',
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'oclif.manifest.json', 'test-artifacts/', 'bench/results/'] },
   js.configs.recommended,
@@ -15,6 +20,37 @@ export default tseslint.config(
           selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
           message: 'Read time through the injected clock (server/clock), never Date.now().',
         },
+      ],
+    },
+  },
+  // The walls of the house (docs/architecture.md): the simulator never reaches
+  // into the CLI; the store never into what runs on it; HTTP never into the
+  // store. A later block for the same rule replaces an earlier one, so each
+  // repeats the server-wide wall. test/unit/architecture.test.ts breaks each.
+  {
+    files: ['server/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [SERVER_NOT_CLI] }] },
+  },
+  {
+    files: ['server/store/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            SERVER_NOT_CLI,
+            { regex: '^\\.\\./(services|events|clock|http)/', message: 'The store knows documents, not what runs on them: take types from server/domain/.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['server/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [SERVER_NOT_CLI, { regex: '(^|/)store/', message: 'HTTP reaches data through services, and commits through runCommitted() (server/http/handle.ts).' }] },
       ],
     },
   },

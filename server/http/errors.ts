@@ -1,6 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express'
 import { ApiError } from '../../src/errors.js'
-import { StoreWriteError } from '../store/types.js'
 
 interface FrameworkError {
   type?: string
@@ -42,11 +41,9 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
 export function errorHandler(log: (line: string) => void): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     let apiError: ApiError
+    // A refused write is an ApiError too (503 storage_unavailable); the store logged the disk's reason.
     if (error instanceof ApiError) apiError = error
-    else if (error instanceof StoreWriteError) {
-      apiError = new ApiError(503, 'storage_unavailable', 'The change could not be written to disk, so it is not confirmed. Retry later (with the same Idempotency-Key where the route takes one).')
-      log(`storage error: ${error.message}`)
-    } else {
+    else {
       apiError =
         (typeof error === 'object' && error !== null && fromFrameworkError(error as FrameworkError)) ||
         new ApiError(500, 'internal_error', 'Something went wrong in the simulator.')

@@ -8,16 +8,27 @@ export interface Reply {
 }
 
 /**
- * Wraps a route: runs it, waits until its changes are on disk (group
- * commit), then answers. A read commits nothing, so it never waits on
- * another request's write. A route that answers by itself (a file, an event
- * stream) returns nothing.
+ * The one commit rule of every surface, JSON routes, hosted pages and the
+ * dashboard alike: run the request, and unless it only reads (GET, HEAD),
+ * wait until its changes are on disk (group commit) before anything is
+ * answered. A refused write rejects with 503 `storage_unavailable`; each
+ * surface renders that as it renders any other error.
+ */
+export async function runCommitted<T>(ctx: ServiceContext, req: Request, route: () => T | Promise<T>): Promise<T> {
+  const outcome = await route()
+  if (req.method !== 'GET' && req.method !== 'HEAD') await ctx.store.commit()
+  return outcome
+}
+
+/**
+ * Wraps a JSON route: runs and commits it (runCommitted), then answers. A
+ * read commits nothing, so it never waits on another request's write. A
+ * route that answers by itself (a file, an event stream) returns nothing.
  */
 export function handle(ctx: ServiceContext, route: (req: Request, res: Response) => Reply | undefined | Promise<Reply | undefined>): RequestHandler {
   return async (req, res, next) => {
     try {
-      const reply = await route(req, res)
-      if (req.method !== 'GET' && req.method !== 'HEAD') await ctx.store.commit()
+      const reply = await runCommitted(ctx, req, () => route(req, res))
       if (reply === undefined) return
       for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value)
       res.status(reply.status ?? 200).json(reply.body)

@@ -115,11 +115,10 @@ export class JournalWriter {
     } catch (error) {
       // Back in front of what came since: the next commit writes them again, in order.
       this.pending = ops.concat(this.pending)
-      batch.reject(
-        new StoreWriteError(`Could not write ${journal.path} (${messageOf(error)}); the changes are not durable, and the next commit tries again.`, {
-          cause: error,
-        }),
-      )
+      const reason = `Could not write ${journal.path} (${messageOf(error)}); the changes are not durable, and the next commit tries again.`
+      // Logged once here, however many requests the refused write carried.
+      this.options.warn(`storage error: ${reason}`)
+      batch.reject(new StoreWriteError(reason, { cause: error }))
       return
     } finally {
       this.inFlight = null

@@ -1,3 +1,5 @@
+import { ApiError } from '../../src/errors.js'
+
 /**
  * The repository interface every service uses. Only server/store/ knows how
  * documents reach the disk (and only it imports lowdb).
@@ -79,10 +81,20 @@ export class StoreOpenError extends Error {
   }
 }
 
-/** A runtime write failed (disk full, permissions): the change is not durable. */
-export class StoreWriteError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
+/**
+ * A change the disk refused: the commit that carried it is not durable. It is
+ * the API's 503 `storage_unavailable`, so every surface (JSON routes, hosted
+ * pages, the dashboard) answers it without knowing the store; the disk's own
+ * words (`reason`, with the file's path) go to the simulator's log, not to
+ * clients.
+ */
+export class StoreWriteError extends ApiError {
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(503, 'storage_unavailable', 'The change could not be written to disk, so it is not confirmed. Retry later (with the same Idempotency-Key where the route takes one).')
     this.name = 'StoreWriteError'
+    if (options?.cause !== undefined) this.cause = options.cause
   }
 }

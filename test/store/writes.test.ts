@@ -176,7 +176,8 @@ describe('write failures', () => {
       store.delete('payments', 'a')
       const failed = store.commit()
       await expect(failed).rejects.toBeInstanceOf(StoreWriteError)
-      await expect(failed).rejects.toThrow(/data\.json\.journal .*not durable/)
+      // The API's 503 for every surface; the disk's reason (with the path) only for the log.
+      await expect(failed).rejects.toMatchObject({ status: 503, code: 'storage_unavailable', reason: expect.stringMatching(/data\.json\.journal .*not durable/) })
       expect(store.get('payments', 'b')).toBeDefined()
 
       // Still failing: the retry fails as well, and nothing is dropped.

@@ -2,9 +2,9 @@ import { timingSafeEqual } from 'node:crypto'
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express'
 import { ApiError } from '../../../src/errors.js'
 import type { Mode } from '../../../src/schemas/index.js'
+import { runCommitted } from '../handle.js'
 import type { Caller, ServiceContext } from '../../context.js'
 import { keyStillUsable } from '../../services/api-keys.js'
-import { StoreWriteError } from '../../store/types.js'
 import { escapeHtml, safe, type SafeHtml, type TemplateValue } from '../../templates.js'
 import { htmlPageHeaders } from '../pages/headers.js'
 import type { DashboardSession, DashboardSessions, Flash } from './sessions.js'
@@ -168,10 +168,12 @@ function backPath(value: string | undefined): string {
 
 /** The message a person reads for an error a form or a filter ran into; undefined for a fault of the simulator. */
 export function errorFlash(error: unknown): Flash | undefined {
+  if (error instanceof ApiError && error.code === 'storage_unavailable') {
+    return { tone: 'error', text: 'The change could not be saved: the data file is not writable. Nothing was changed.' }
+  }
   if (error instanceof ApiError) {
     return { tone: 'error', text: error.message, details: error.param ? [`Field: ${error.param}`] : undefined }
   }
-  if (error instanceof StoreWriteError) return { tone: 'error', text: 'The change could not be saved: the data file is not writable. Nothing was changed.' }
   return undefined
 }
 
@@ -293,8 +295,7 @@ export class DashboardKit {
       }
       const back = backPath(input.fields._back)
       try {
-        const result = await handler(req, { ...dash, here: back }, input)
-        await this.ctx.store.commit()
+        const result = await runCommitted(this.ctx, req, () => handler(req, { ...dash, here: back }, input))
         dash.session.flash = result.flash ?? null
         res.redirect(303, result.redirect)
       } catch (error) {
@@ -336,7 +337,7 @@ export class DashboardKit {
   }
 
   sendError(res: Response, dash: Dash, error: unknown): void {
-    const status = error instanceof ApiError ? error.status : error instanceof StoreWriteError ? 503 : 500
+    const status = error instanceof ApiError ? error.status : 500
     if (status === 500) this.ctx.log(`dashboard error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
     const message = errorFlash(error)?.text ?? 'Something went wrong in the simulator; the details are in its log.'
     this.send(res, dash, {

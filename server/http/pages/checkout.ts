@@ -2,6 +2,7 @@ import express, { Router, type ErrorRequestHandler, type Request, type RequestHa
 import { z } from 'zod'
 import { ApiError, invalidRequest } from '../../../src/errors.js'
 import { providerSchema, type CheckoutSession, type Provider } from '../../../src/schemas/index.js'
+import { runCommitted } from '../handle.js'
 import type { ServiceContext } from '../../context.js'
 import {
   PROVIDER_NAMES,
@@ -13,7 +14,6 @@ import {
 import type { MerchantRecord } from '../../domain/merchant.js'
 
 import { paySession, sessionForCustomer } from '../../services/checkout-sessions.js'
-import { StoreWriteError } from '../../store/types.js'
 import { safe, type SafeHtml } from '../../templates.js'
 import { htmlPageHeaders } from './headers.js'
 import { formatFjd } from '../../../src/money.js'
@@ -254,7 +254,7 @@ class CheckoutPages {
       heading = 'Choose how to pay'
       message = 'The payment form was incomplete. Go back and choose a way to pay.'
       actions = backToSession('Back to checkout')
-    } else if (error instanceof StoreWriteError) {
+    } else if (code === 'storage_unavailable') {
       status = 503
       heading = 'Payment not confirmed'
       message = 'Your payment could not be recorded, so it is not confirmed. Please try again in a moment.'
@@ -285,14 +285,13 @@ function afterPayment(session: CheckoutSession, statePath: string): string {
 
 type Outcome = { page: Page } | { redirect: string }
 
-/** Wraps a page route: commits a POST's changes before answering, and turns any error into an HTML page. */
+/** Wraps a page route: runs and commits it as every route is (runCommitted), and turns any error into an HTML page. */
 function pageRoute(ctx: ServiceContext, route: (req: Request, pages: CheckoutPages) => Outcome | Promise<Outcome>): RequestHandler {
   return async (req, res) => {
     const pages = new CheckoutPages(ctx, req.baseUrl)
     const sessionId = typeof req.params.id === 'string' ? req.params.id : undefined
     try {
-      const outcome = await route(req, pages)
-      if (req.method !== 'GET' && req.method !== 'HEAD') await ctx.store.commit()
+      const outcome = await runCommitted(ctx, req, () => route(req, pages))
       if ('redirect' in outcome) res.redirect(303, outcome.redirect)
       else send(res, outcome.page)
     } catch (error) {

@@ -1,11 +1,11 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express'
 import { ApiError } from '../../../src/errors.js'
+import { runCommitted } from '../handle.js'
 import type { ServiceContext } from '../../context.js'
 import type { InvoiceRecord } from '../../domain/invoice.js'
 import { renderInvoicePdf } from '../../pdf/invoice-pdf.js'
 import { invoiceView, type InvoiceView } from '../../pdf/invoice-view.js'
 import { checkoutForInvoice, invoiceForCustomer } from '../../services/invoices.js'
-import { StoreWriteError } from '../../store/types.js'
 import { safe, type SafeHtml, type TemplateValue } from '../../templates.js'
 // The checkout page's headers: every form here posts to this origin, and its redirect stays on it.
 import { securityHeaders } from './checkout.js'
@@ -144,7 +144,7 @@ class InvoicePages {
       status = error.status
       heading = 'Payments are unavailable'
       message = 'This business cannot take payments right now. No money was taken. Please try again later.'
-    } else if (error instanceof StoreWriteError) {
+    } else if (error instanceof ApiError && error.code === 'storage_unavailable') {
       status = 503
       heading = 'Payment not started'
       message = 'The payment could not be recorded. No money was taken. Please go back and try again in a moment.'
@@ -161,13 +161,12 @@ class InvoicePages {
 
 type Outcome = { page: Page } | { redirect: string } | { pdf: Buffer; filename: string }
 
-/** Wraps a page route: commits a POST's changes before answering, and turns any error into an HTML page. */
+/** Wraps a page route: runs and commits it as every route is (runCommitted), and turns any error into an HTML page. */
 function pageRoute(ctx: ServiceContext, route: (req: Request, pages: InvoicePages) => Outcome | Promise<Outcome>): RequestHandler {
   return async (req: Request, res: Response) => {
     const pages = new InvoicePages(ctx, req.baseUrl)
     try {
-      const outcome = await route(req, pages)
-      if (req.method === 'POST') await ctx.store.commit()
+      const outcome = await runCommitted(ctx, req, () => route(req, pages))
       if ('redirect' in outcome) {
         res.redirect(303, outcome.redirect)
       } else if ('pdf' in outcome) {

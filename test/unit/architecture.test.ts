@@ -1,0 +1,100 @@
+import { ESLint } from 'eslint'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+// The walls of docs/architecture.md: each broken on purpose must fail the
+// lint, no import cycle anywhere, and the page names every room.
+
+const ROOT = path.resolve(import.meta.dirname, '../..')
+const eslint = new ESLint({ cwd: ROOT })
+
+/** The rule ids the project's lint reports for `code` as if it were the file at `file`. */
+async function lintAs(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) })
+  return result!.messages.map((message) => `${message.ruleId}: ${message.message}`)
+}
+
+describe('the lint enforces the three walls', () => {
+  it.each([
+    ['server/http/dashboard/pages/new-page.ts', "import { parseDuration } from '../../../../src/cli/flags.js'", 'The simulator does not import the CLI'],
+    ['server/services/new-service.ts', "import { renderBoard } from '../../src/ui/board.js'", 'The simulator does not import the CLI'],
+    ['server/store/new-index.ts', "import { createSession } from '../services/checkout-sessions.js'", 'The store knows documents'],
+    ['server/store/new-index.ts', "import type { ClockService } from '../clock/clock-service.js'", 'The store knows documents'],
+    ['server/http/routes/new-route.ts', "import { StoreWriteError } from '../../store/types.js'", 'HTTP reaches data through services'],
+  ])('%s: %s fails', async (file, importLine, message) => {
+    const messages = await lintAs(file, `${importLine}\nexport const used = [${importLine.match(/\{ (?:type )?(\w+) \}/)![1]}]\n`)
+    expect(messages.join('\n')).toContain(`no-restricted-imports: '`)
+    expect(messages.join('\n')).toContain(message)
+  })
+
+  it.each([
+    ['server/http/routes/new-route.ts', "import { createSession } from '../../services/checkout-sessions.js'"],
+    ['server/store/new-index.ts', "import { invoiceNumberKey } from '../domain/invoice.js'"],
+    ['server/services/new-service.ts', "import { parseFjdAmount } from '../../src/money.js'"],
+  ])('%s: %s passes', async (file, importLine) => {
+    expect(await lintAs(file, `${importLine}\nexport const used = [${importLine.match(/\{ (\w+) \}/)![1]}]\n`)).toEqual([])
+  })
+})
+
+/** Each .ts file of server/, src/ and commands/ with the project files it imports (type imports too). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>()
+  const visit = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name)
+      if (entry.isDirectory()) visit(file)
+      else if (file.endsWith('.ts')) {
+        const imports = [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^'"]*?from\s+'(\.[^']+)'/gm)]
+          .map(([, specifier]) => path.resolve(path.dirname(file), specifier!).replace(/\.js$/, '.ts'))
+          .filter((target) => existsSync(target))
+        graph.set(path.relative(ROOT, file), imports.map((target) => path.relative(ROOT, target)))
+      }
+    }
+  }
+  for (const dir of ['server', 'src', 'commands']) visit(path.join(ROOT, dir))
+  return graph
+}
+
+/** Every cycle found by a depth-first walk, as the files on it. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = []
+  const state = new Map<string, 'open' | 'done'>()
+  const stack: string[] = []
+  const walk = (file: string): void => {
+    state.set(file, 'open')
+    stack.push(file)
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') found.push(stack.slice(stack.indexOf(next)))
+      else if (!state.has(next)) walk(next)
+    }
+    stack.pop()
+    state.set(file, 'done')
+  }
+  for (const file of graph.keys()) if (!state.has(file)) walk(file)
+  return found
+}
+
+describe('the import graph', () => {
+  it('has no cycle', () => {
+    const graph = importGraph()
+    expect(graph.size).toBeGreaterThan(150)
+    expect(cycles(graph)).toEqual([])
+  })
+
+  it('would show a cycle: the check is not a rubber stamp', () => {
+    const graph = importGraph()
+    graph.set('server/store/collections.ts', [...graph.get('server/store/collections.ts')!, 'server/services/idempotency.ts'])
+    expect(cycles(graph).length).toBeGreaterThan(0)
+  })
+})
+
+describe('docs/architecture.md', () => {
+  it('names every folder and module of server/ and src/', () => {
+    const page = readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8')
+    const rooms = ['server', 'src'].flatMap((dir) =>
+      readdirSync(path.join(ROOT, dir)).map((name) => `${dir}/${name}`.replace(/\.ts$/, '')),
+    )
+    expect(rooms.filter((room) => !page.includes(room))).toEqual([])
+  })
+})
