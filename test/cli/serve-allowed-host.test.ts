@@ -3,7 +3,7 @@ import { removeCliConfigDir, runCli } from '../helpers/cli.js'
 import { requestWithHost } from '../helpers/host-request.js'
 import { startServe, type ServeProcess } from '../helpers/serve-process.js'
 
-// `bula serve --allowed-host`: the Host check against DNS rebinding (contract §10) lets the named host through.
+// `bula serve --allowed-host`: the Host check against DNS rebinding (docs/security.md) lets the named host through.
 
 let serve: ServeProcess
 

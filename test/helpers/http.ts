@@ -1,3 +1,4 @@
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import { checkConformance } from './conformance.js'
 import { startServer, type RunningServer, type StartOptions } from '../../server/start.js'
 
@@ -10,6 +11,48 @@ export interface Api {
 /** The simulator in this process, in memory unless a data file is given, on a free port, quiet. */
 export function startTestServer(options: StartOptions = {}): Promise<RunningServer> {
   return startServer({ port: 0, logRequests: false, log: () => {}, ...options })
+}
+
+/**
+ * The simulator of a test file (or of a describe block, when called inside
+ * one): started before its tests, in the order hooks are registered, so a
+ * later beforeAll can use it, and closed after them. `per: 'test'` starts a
+ * fresh one for each test (options as a function then make fresh parts, such
+ * as a new manual clock). Call the returned function for the running server.
+ */
+export function useTestServer(
+  options: StartOptions | (() => StartOptions) = {},
+  { per = 'file' }: { per?: 'file' | 'test' } = {},
+): () => RunningServer {
+  let server: RunningServer | undefined
+  const start = async () => {
+    server = await startTestServer(typeof options === 'function' ? options() : options)
+  }
+  const stop = async () => {
+    await server?.close()
+    server = undefined
+  }
+  if (per === 'test') {
+    beforeEach(start)
+    afterEach(stop)
+  } else {
+    beforeAll(start)
+    afterAll(stop)
+  }
+  return () => {
+    if (!server) throw new Error('useTestServer(): the simulator runs only inside the tests and hooks after it')
+    return server
+  }
+}
+
+/** A simulator for the length of `use` (a restart inside a test: two in turn on one data file), closed however `use` ends. */
+export async function withTestServer<T>(options: StartOptions, use: (server: RunningServer) => Promise<T>): Promise<T> {
+  const server = await startTestServer(options)
+  try {
+    return await use(server)
+  } finally {
+    await server.close()
+  }
 }
 
 /** One HTTP call with an optional bearer key; JSON in, JSON out. */

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { HOUR, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { HOUR, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 
-let server: RunningServer
 let base: string
 
+const server = useTestServer()
 beforeAll(async () => {
-  server = await startTestServer()
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 describe.each(['/api-keys', '/v1/api-keys'])('%s', (prefix) => {
   it('creates a key whose plaintext is shown once and works', async () => {

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { call, client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { call, client, signupMerchant, useTestServer } from '../helpers/http.js'
 
-let server: RunningServer
 let base: string
 
+const server = useTestServer()
 beforeAll(async () => {
-  server = await startTestServer()
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 describe('signup', () => {
   it('creates a merchant and returns a test key pair once', async () => {
@@ -77,10 +74,10 @@ describe('authentication', () => {
 
 describe('GET /v1/merchants/me', () => {
   it('shows the demo business merchant with the spec fields', async () => {
-    const response = await client(base, server.demo!.business.secret).get('/v1/merchants/me')
+    const response = await client(base, server().demo!.business.secret).get('/v1/merchants/me')
     expect(response.status).toBe(200)
     expect(response.body).toEqual({
-      id: server.demo!.business.merchantId,
+      id: server().demo!.business.merchantId,
       name: 'Kava Kitchen Ltd',
       displayName: 'Kava Kitchen Ltd',
       email: 'demo-business@bula.test',
@@ -92,14 +89,14 @@ describe('GET /v1/merchants/me', () => {
   })
 
   it('refuses query parameters it does not know', async () => {
-    const response = await client(base, server.demo!.business.secret).get('/v1/merchants/me?x=1')
+    const response = await client(base, server().demo!.business.secret).get('/v1/merchants/me?x=1')
     expect(response.status).toBe(400)
     expect(response.body.error.param).toBe('x')
   })
 })
 
 describe('errors and the envelope', () => {
-  const api = () => client(base, server.demo!.business.secret)
+  const api = () => client(base, server().demo!.business.secret)
 
   it('answers malformed JSON with 400 invalid_request', async () => {
     const response = await api().post('/v1/api-keys', undefined, { rawBody: '{"type": "secret",' })
@@ -120,7 +117,7 @@ describe('errors and the envelope', () => {
   })
 
   it('answers an unknown route with 404 not_found, with or without a key', async () => {
-    for (const key of [undefined, server.demo!.business.secret]) {
+    for (const key of [undefined, server().demo!.business.secret]) {
       for (const path of ['/v1/nothing', '/_sim/nothing', '/']) {
         const response = await call(base, 'GET', path, { key })
         expect(response.status, path).toBe(404)

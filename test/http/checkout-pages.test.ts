@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { DAY, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { DAY, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 
-let server: RunningServer
 let base: string
 
+const server = useTestServer()
 beforeAll(async () => {
-  server = await startTestServer()
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 /** Redirect targets are never fetched here (redirect: 'manual'), so any loopback port will do. */
 const SHOP = 'http://127.0.0.1:9'
@@ -321,8 +318,8 @@ describe('state pages', () => {
     const { createSession } = await merchant()
     const session = await createSession()
     // The expiry job runs on its own; this catches the moment between expiresAt and the job.
-    const record = server.ctx.store.get('checkoutSessions', session.id)!
-    server.ctx.store.put('checkoutSessions', { ...record, expiresAt: server.ctx.clock.now(record.merchantId) })
+    const record = server().ctx.store.get('checkoutSessions', session.id)!
+    server().ctx.store.put('checkoutSessions', { ...record, expiresAt: server().ctx.clock.now(record.merchantId) })
     const { html } = await page(`/pay/${session.id}`)
     expect(html).toContain('Checkout expired')
     expect((await submit(session.id, { provider: 'card', outcome: 'succeeded' })).status).toBe(409)

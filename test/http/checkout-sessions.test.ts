@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { DAY, HOUR, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { DAY, HOUR, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
 
-let server: RunningServer
 let base: string
 
+const server = useTestServer()
 beforeAll(async () => {
-  server = await startTestServer()
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 const MINUTE = 60_000
 let keyCounter = 0
@@ -132,7 +129,7 @@ describe('POST /v1/checkout-sessions', () => {
     const { create, api } = await merchant()
     const created = await create({ amount: 100, currency: 'FJD', customerEmail: 'buyer@example.test' })
     expect(JSON.stringify(created.body)).not.toContain('buyer@example.test')
-    expect(server.ctx.store.get('checkoutSessions', created.body.id)?.customerEmail).toBeNull()
+    expect(server().ctx.store.get('checkoutSessions', created.body.id)?.customerEmail).toBeNull()
     await api.post(`/_sim/checkout-sessions/${created.body.id}/pay`, { outcome: 'succeeded' })
     expect((await api.get('/_sim/emails')).body.data).toEqual([])
   })
@@ -413,8 +410,7 @@ describe('expiry', () => {
   })
 
   it('cancels in real time, without an advance', async () => {
-    const realtime = await startTestServer()
-    try {
+    await withTestServer({}, async (realtime) => {
       const { keys } = await signupMerchant(realtime.baseUrl)
       const api = client(realtime.baseUrl, keys.secret)
       // Expiry needs 30 minutes at least: put the clock just short of it, then let real time do the rest.
@@ -426,9 +422,7 @@ describe('expiry', () => {
       expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('pending')
       await new Promise((resolve) => setTimeout(resolve, 1500))
       expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('cancelled')
-    } finally {
-      await realtime.close()
-    }
+    })
   })
 })
 
@@ -464,9 +458,9 @@ describe('live mode', () => {
     expect((await client(base, keys.secret).get('/_sim/emails')).body.data).toEqual([])
 
     await liveApi.post('/_sim/clock/advance', { ms: 30 * DAY - 60_000 })
-    expect(server.ctx.store.get('checkoutSessions', session.id)?.customerEmail).toBe('buyer@example.test')
+    expect(server().ctx.store.get('checkoutSessions', session.id)?.customerEmail).toBe('buyer@example.test')
     await liveApi.post('/_sim/clock/advance', { ms: 120_000 })
-    expect(server.ctx.store.get('checkoutSessions', session.id)?.customerEmail).toBeNull()
+    expect(server().ctx.store.get('checkoutSessions', session.id)?.customerEmail).toBeNull()
   })
 
   it('sends no receipt when receipts are off', async () => {

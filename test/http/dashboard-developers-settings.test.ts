@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { DashboardAgent, csrfOf, type DashboardPage } from '../helpers/dashboard.js'
-import { PNG_DATA_URL, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { PNG_DATA_URL, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { sentInvoice } from '../helpers/invoices.js'
 
-let server: RunningServer
 let base: string
 
+const server = useTestServer()
 beforeAll(async () => {
-  server = await startTestServer()
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 const SCRIPT_NAME = '<script>alert(1)</script> & Co'
 const ESCAPED_NAME = '&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co'

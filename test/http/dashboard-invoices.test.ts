@@ -1,20 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { DashboardAgent, type DashboardPage } from '../helpers/dashboard.js'
-import { client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { client, signupMerchant, useTestServer } from '../helpers/http.js'
 import { SAMPLE_INVOICE, draftInvoice, idempotent, sentInvoice } from '../helpers/invoices.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
-let server: RunningServer
 let base: string
 // 2026-11-22 10:00 UTC: SAMPLE_INVOICE (due 2026-12-15) is not yet overdue.
 const START = Date.UTC(2026, 10, 22, 10, 0, 0)
 
+const server = useTestServer({ wall: new ManualWallClock(START) })
 beforeAll(async () => {
-  server = await startTestServer({ wall: new ManualWallClock(START) })
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 const SCRIPT_NAME = '<script>alert(1)</script> & Co'
 const ESCAPED_NAME = '&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co'

@@ -1,17 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { DashboardAgent, csrfOf } from '../helpers/dashboard.js'
-import { call, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { call, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 
-let server: RunningServer
 let base: string
 const logLines: string[] = []
 
+const server = useTestServer({ logRequests: true, log: (line) => logLines.push(line) })
 beforeAll(async () => {
-  server = await startTestServer({ logRequests: true, log: (line) => logLines.push(line) })
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 /** Every dashboard page reachable by links from the overview, with the HTML each answered. */
 async function crawl(agent: DashboardAgent, limit = 60): Promise<Map<string, string>> {

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { formatTime } from '../../server/http/dashboard/kit.js'
-import type { RunningServer } from '../../server/start.js'
 import { DashboardAgent, type DashboardPage } from '../helpers/dashboard.js'
-import { DAY, HOUR, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { DAY, HOUR, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
 // A Sunday, 10:00 UTC: the weekly settlement runs 14 hours later.
@@ -10,16 +9,13 @@ const SUNDAY = Date.UTC(2026, 10, 22, 10, 0, 0)
 const SCRIPT = '<script>alert(1)</script>'
 const ESCAPED_SCRIPT = '&lt;script&gt;alert(1)&lt;/script&gt;'
 
-let server: RunningServer
 let base: string
-let wall: ManualWallClock
+const wall = new ManualWallClock(SUNDAY)
 
+const server = useTestServer({ wall })
 beforeAll(async () => {
-  wall = new ManualWallClock(SUNDAY)
-  server = await startTestServer({ wall })
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 let counter = 0
 

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { DAY, PNG_DATA_URL, client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { DAY, PNG_DATA_URL, client, signupMerchant, useTestServer } from '../helpers/http.js'
 
-let server: RunningServer
 let base: string
 
+const server = useTestServer()
 beforeAll(async () => {
-  server = await startTestServer()
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 const JPEG_BASE64 = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]).toString('base64')
 

@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { DashboardAgent } from '../helpers/dashboard.js'
-import { client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { useReceivers, type Receiver } from '../helpers/receiver.js'
 
-let server: RunningServer
 let base: string
 
+const server = useTestServer({ webhookTimeoutMs: 2000 })
 beforeAll(async () => {
-  server = await startTestServer({ webhookTimeoutMs: 2000 })
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 const receiver = useReceivers()
 

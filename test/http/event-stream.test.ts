@@ -1,13 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
-
-let server: RunningServer
-
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
+import { describe, expect, it } from 'vitest'
+import { client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 
 interface StreamedEvent {
   id: string
@@ -20,7 +12,7 @@ async function readEvents(key: string, count: number, trigger: () => Promise<unk
   const controller = new AbortController()
   const headers: Record<string, string> = { authorization: `Bearer ${key}` }
   if (lastEventId) headers['last-event-id'] = lastEventId
-  const response = await fetch(`${server.baseUrl}/_sim/events/stream`, { headers, signal: controller.signal })
+  const response = await fetch(`${server().baseUrl}/_sim/events/stream`, { headers, signal: controller.signal })
   expect(response.headers.get('content-type')).toContain('text/event-stream')
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
   const events: StreamedEvent[] = []
@@ -51,12 +43,13 @@ async function readEvents(key: string, count: number, trigger: () => Promise<unk
   return events
 }
 
+const server = useTestServer()
 describe('GET /_sim/events/stream', () => {
   it('streams the merchant’s events of the key’s mode, and resumes after Last-Event-ID', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const api = client(server.baseUrl, keys.secret)
-    const other = client(server.baseUrl, (await signupMerchant(server.baseUrl)).keys.secret)
-    const live = client(server.baseUrl, (await unlockLive(server.baseUrl, keys.secret)).secret)
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    const other = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
+    const live = client(server().baseUrl, (await unlockLive(server().baseUrl, keys.secret)).secret)
     const pay = async (who: typeof api, key: string) => {
       const session = (await who.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD' }, { headers: { 'idempotency-key': key } })).body
       await who.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
@@ -76,8 +69,8 @@ describe('GET /_sim/events/stream', () => {
   })
 
   it('needs a secret key', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const response = await fetch(`${server.baseUrl}/_sim/events/stream`, { headers: { authorization: `Bearer ${keys.publishable}` } })
+    const { keys } = await signupMerchant(server().baseUrl)
+    const response = await fetch(`${server().baseUrl}/_sim/events/stream`, { headers: { authorization: `Bearer ${keys.publishable}` } })
     expect(response.status).toBe(403)
   })
 })

@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { DAY, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { DAY, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { SAMPLE_INVOICE, draftInvoice, idempotent, sentInvoice } from '../helpers/invoices.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
-let server: RunningServer
 let base: string
 // 2026-11-22 10:00 UTC is 22:00 the same day in Fiji (UTC+12).
 const START = Date.UTC(2026, 10, 22, 10, 0, 0)
 
+const server = useTestServer({ wall: new ManualWallClock(START) })
 beforeAll(async () => {
-  server = await startTestServer({ wall: new ManualWallClock(START) })
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
-
 
 async function open(url: string, init: RequestInit = {}) {
   const response = await fetch(url, { redirect: 'manual', ...init })

@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { taxOf } from '../../server/domain/invoice.js'
-import type { RunningServer } from '../../server/start.js'
-import { client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
-let server: RunningServer
 let base: string
 // 2026-11-22 10:00 UTC is 22:00 the same day in Fiji (UTC+12).
 const START = Date.UTC(2026, 10, 22, 10, 0, 0)
 
+const server = useTestServer({ wall: new ManualWallClock(START) })
 beforeAll(async () => {
-  server = await startTestServer({ wall: new ManualWallClock(START) })
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 let counter = 0
 const key = () => ({ headers: { 'idempotency-key': `inv-${++counter}` } })

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { z } from 'zod'
 import * as schemas from '../../src/schemas/index.js'
 import { EXAMPLES } from '../../src/schemas/examples.js'
-import type { RunningServer } from '../../server/start.js'
-import { call, client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { call, client, signupMerchant, useTestServer } from '../helpers/http.js'
 
 // The examples of /openapi.json (src/schemas/examples.ts): present for every
 // operation, parsed by their own schemas, and each request example accepted
@@ -11,14 +10,12 @@ import { call, client, signupMerchant, startTestServer } from '../helpers/http.j
 
 type Json = any // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed document, read field by field
 
-let server: RunningServer
 let document: Json
 
+const server = useTestServer()
 beforeAll(async () => {
-  server = await startTestServer()
-  document = (await call(server.baseUrl, 'GET', '/openapi.json')).body
+  document = (await call(server().baseUrl, 'GET', '/openapi.json')).body
 })
-afterAll(() => server.close())
 
 const operations = (): [string, Json][] =>
   Object.entries(document.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) =>
@@ -66,7 +63,7 @@ describe('every request example, sent as written', () => {
   async function send(key: string, method: string, template: string, id: string | undefined, example: unknown, headers: Record<string, string> = {}) {
     const operation = document.paths[template][method.toLowerCase()]
     const [status] = Object.keys(operation.responses).filter((code) => Number(code) < 300)
-    const response = await call(server.baseUrl, method, template.replace('{id}', id ?? ''), { key, body: example, headers })
+    const response = await call(server().baseUrl, method, template.replace('{id}', id ?? ''), { key, body: example, headers })
     expect(response.status, `${method} ${template}: ${JSON.stringify(response.body)}`).toBe(Number(status))
     expect(operation.requestBody.content['application/json'].example).toEqual(example)
     sent.add(`${method} ${template}`)
@@ -76,7 +73,7 @@ describe('every request example, sent as written', () => {
   it('is accepted by the simulator, in the order a merchant would send them', async () => {
     const signup = await send('', 'POST', '/_sim/merchants', undefined, EXAMPLES.signupRequestSchema)
     const key: string = signup.keys.secret
-    const api = client(server.baseUrl, key)
+    const api = client(server().baseUrl, key)
     await send(key, 'PATCH', '/_sim/settings', undefined, EXAMPLES.updateSettingsRequestSchema)
     await send(key, 'PUT', '/_sim/rates', undefined, EXAMPLES.updateRatesRequestSchema)
     await send(key, 'POST', '/v1/webhook-endpoints', undefined, EXAMPLES.createWebhookEndpointRequestSchema)
@@ -97,14 +94,14 @@ describe('every request example, sent as written', () => {
     await send(key, 'POST', '/api-keys', undefined, EXAMPLES.createApiKeyRequestSchema)
 
     // The verification example sends a personal ID: an individual's document.
-    const individual = (await signupMerchant(server.baseUrl, 'individual')).keys.secret
+    const individual = (await signupMerchant(server().baseUrl, 'individual')).keys.secret
     await send(individual, 'POST', '/_sim/verification', undefined, EXAMPLES.submitVerificationRequestSchema)
     await send(individual, 'POST', '/_sim/verification/reject', undefined, EXAMPLES.rejectVerificationRequestSchema)
 
     // A state file belongs to the merchant that exported it: the example, with this merchant's id in place of the recorded one.
     const state = EXAMPLES.importMerchantStateRequestSchema!
-    const ownState = JSON.parse(JSON.stringify(state).replaceAll(String(state.merchantId), (await call(server.baseUrl, 'GET', '/v1/merchants/me', { key: individual })).body.id))
-    const imported = await call(server.baseUrl, 'POST', '/_sim/state/import', { key: individual, body: ownState })
+    const ownState = JSON.parse(JSON.stringify(state).replaceAll(String(state.merchantId), (await call(server().baseUrl, 'GET', '/v1/merchants/me', { key: individual })).body.id))
+    const imported = await call(server().baseUrl, 'POST', '/_sim/state/import', { key: individual, body: ownState })
     expect(imported.status, JSON.stringify(imported.body)).toBe(200)
     expect(imported.body.imported).toBe(EXAMPLES.importMerchantStateResponseSchema!.imported)
     sent.add('POST /_sim/state/import')

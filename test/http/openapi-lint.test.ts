@@ -2,21 +2,15 @@ import { execa } from 'execa'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { call, startTestServer } from '../helpers/http.js'
+import { describe, expect, it } from 'vitest'
+import { call, useTestServer } from '../helpers/http.js'
 
 // Issue 13: /openapi.json passes Redocly's recommended rules; the warnings left are listed and justified in docs/openapi.md.
 
-let server: RunningServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
-
+const server = useTestServer()
 describe('Redocly lint of /openapi.json (recommended rules)', () => {
   it('reports no error, and no warning but the catch-alls that answer only 405', async () => {
-    const document = (await call(server.baseUrl, 'GET', '/openapi.json')).body
+    const document = (await call(server().baseUrl, 'GET', '/openapi.json')).body
     const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-openapi-')), 'openapi.json')
     await writeFile(file, JSON.stringify(document))
     const result = await execa('npx', ['--no-install', 'redocly', 'lint', file, '--format=json'], {

@@ -1,13 +1,12 @@
 import type { Express } from 'express'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { signupRequestSchema } from '../../src/schemas/index.js'
 import { EXAMPLES } from '../../src/schemas/examples.js'
 import { createApp } from '../../server/http/app.js'
 import { openApiDocument, type OpenApiDocument } from '../../server/http/openapi.js'
 import { appRoutes } from '../../server/http/openapi-routes.js'
-import type { RunningServer } from '../../server/start.js'
-import { call, signupMerchant, startTestServer } from '../helpers/http.js'
+import { call, signupMerchant, useTestServer } from '../helpers/http.js'
 
 /** The hosted checkout and invoice pages and the dashboard answer HTML to browsers; the document leaves them out (docs/openapi.md). */
 const HOSTED_PAGES = ['/pay', '/i', '/dashboard']
@@ -18,18 +17,16 @@ const ALL_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE']
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is JSON; tests walk it freely
 type Json = any
 
-let server: RunningServer
 let document: Json
 
-const newApp = (): Express => createApp({ ctx: server.ctx, version: server.version, log: () => {}, logRequests: false })
+const newApp = (): Express => createApp({ ctx: server().ctx, version: server().version, log: () => {}, logRequests: false })
 
+const server = useTestServer()
 beforeAll(async () => {
-  server = await startTestServer()
-  const response = await call(server.baseUrl, 'GET', '/openapi.json')
+  const response = await call(server().baseUrl, 'GET', '/openapi.json')
   expect(response.status).toBe(200)
   document = response.body
 })
-afterAll(() => server.close())
 
 /** `METHOD /path` (OpenAPI syntax) for every route the app would dispatch to, hosted pages aside. */
 function expressOperations(app: Express): string[] {
@@ -68,7 +65,7 @@ const probeUrl = (path: string): string => path.replace(/\{[^}]+\}/g, 'openapi_p
 describe('GET /openapi.json', () => {
   it('serves an OpenAPI 3.1 document without a key', () => {
     expect(document.openapi).toMatch(/^3\.1\.\d+$/)
-    expect(document.info).toMatchObject({ title: expect.any(String), version: server.version })
+    expect(document.info).toMatchObject({ title: expect.any(String), version: server().version })
   })
 
   it('documents every route Express has, and no route it lacks', () => {
@@ -98,7 +95,7 @@ describe('GET /openapi.json', () => {
     app.post('/_sim/undocumented', (_req, res) => {
       res.json({})
     })
-    const documented = documentedOperations(openApiDocument(app, server.version))
+    const documented = documentedOperations(openApiDocument(app, server().version))
     expect(expressOperations(app).filter((operation) => !documented.includes(operation))).toEqual(['POST /_sim/undocumented'])
   })
 
@@ -201,23 +198,23 @@ describe('the schemas are the zod schemas', () => {
 
 describe('the document matches what the routes do', () => {
   it('asks for the key each route asks for', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
+    const { keys } = await signupMerchant(server().baseUrl)
     for (const { method, path, operation } of operations()) {
       const where = `${method} ${path}`
-      const anonymous = await call(server.baseUrl, method, probeUrl(path))
+      const anonymous = await call(server().baseUrl, method, probeUrl(path))
       if (operation.security.length === 0) {
         expect(anonymous.status, where).not.toBe(401)
         continue
       }
       expect(anonymous.body.error?.code, where).toBe('missing_api_key')
-      const publishable = await call(server.baseUrl, method, probeUrl(path), { key: keys.publishable })
+      const publishable = await call(server().baseUrl, method, probeUrl(path), { key: keys.publishable })
       const takesPublishable = operation.security.some((scheme: Json) => 'publishableKey' in scheme)
       expect(publishable.body.error?.code === 'publishable_key_forbidden', where).toBe(!takesPublishable)
     }
   })
 
   it('needs Idempotency-Key, 1 to 255 characters, where the document says so', async () => {
-    const { keys } = await signupMerchant(server.baseUrl, 'business')
+    const { keys } = await signupMerchant(server().baseUrl, 'business')
     const idempotent = operations().filter(({ operation }) =>
       (operation.parameters ?? []).some((parameter: Json) => parameter.name === 'Idempotency-Key'),
     )
@@ -229,7 +226,7 @@ describe('the document matches what the routes do', () => {
     ])
     for (const { method, path } of idempotent) {
       for (const headers of [{}, { 'Idempotency-Key': 'k'.repeat(256) }] as Record<string, string>[]) {
-        const response = await call(server.baseUrl, method, probeUrl(path), { key: keys.secret, headers })
+        const response = await call(server().baseUrl, method, probeUrl(path), { key: keys.secret, headers })
         expect(response.status, `${method} ${path}`).toBe(400)
         expect(response.body.error.param, `${method} ${path}`).toBe('Idempotency-Key')
       }

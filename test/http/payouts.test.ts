@@ -1,27 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { DAY, HOUR, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { describe, expect, it } from 'vitest'
+import { DAY, HOUR, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
 // A Sunday, 10:00 UTC: the next Monday 00:00 UTC is 14 hours away.
 const SUNDAY = Date.UTC(2026, 10, 22, 10, 0, 0)
 const utc = (iso: string) => Date.parse(`${iso}T00:00:00Z`)
 
-let server: RunningServer
+// A fresh simulator and clock for each test: the tests move the clock across settlement runs.
+const server = useTestServer(() => ({ wall: new ManualWallClock(SUNDAY) }), { per: 'test' })
 let counter = 0
 
-beforeEach(async () => {
-  server = await startTestServer({ wall: new ManualWallClock(SUNDAY) })
-})
-afterEach(() => server.close())
-
 async function merchant(tier: 'business' | 'individual' = 'business') {
-  const { keys } = await signupMerchant(server.baseUrl, tier)
+  const { keys } = await signupMerchant(server().baseUrl, tier)
   return { keys, ...tools(keys.secret) }
 }
 
 function tools(secret: string) {
-  const api = client(server.baseUrl, secret)
+  const api = client(server().baseUrl, secret)
   const pay = async (amount: number) => {
     const session = (await api.post('/v1/checkout-sessions', { amount, currency: 'FJD' }, { headers: { 'idempotency-key': `p${++counter}` } })).body
     const paid = await api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
@@ -151,7 +146,7 @@ describe('settlement on the merchant clock', () => {
 describe('live mode payouts', () => {
   it('pending at the run, sent by the daily disbursement run, then paid; a failure returns the amount to the next Payout', async () => {
     const { keys } = await merchant()
-    const live = tools((await unlockLive(server.baseUrl, keys.secret)).secret)
+    const live = tools((await unlockLive(server().baseUrl, keys.secret)).secret)
     await live.api.patch('/_sim/settings', {
       payoutDestination: { type: 'bank_account', bankName: 'BSP', accountName: 'Kava Kitchen Ltd', accountNumber: '12345678' },
     })
@@ -191,7 +186,7 @@ describe('live mode payouts', () => {
 
   it('fails a live Payout when no destination is set', async () => {
     const { keys } = await merchant()
-    const live = tools((await unlockLive(server.baseUrl, keys.secret)).secret)
+    const live = tools((await unlockLive(server().baseUrl, keys.secret)).secret)
     await live.pay(700)
     await live.advanceTo('2026-11-23T07:00:00Z')
     expect((await live.payouts())[0]).toMatchObject({ status: 'failed', failureReason: 'No payout destination is set in Settings.' })
@@ -223,7 +218,7 @@ describe('the Payouts API', () => {
     expect((await api.get('/v1/payouts?starting_after=po_nope')).status).toBe(400)
     expect((await api.get('/v1/payouts?limit=0')).status).toBe(400)
     expect((await api.get('/v1/payouts/po_nope')).status).toBe(404)
-    const other = client(server.baseUrl, (await signupMerchant(server.baseUrl)).keys.secret)
+    const other = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
     expect((await other.get(`/v1/payouts/${all[0].id}`)).status).toBe(404)
   })
 })

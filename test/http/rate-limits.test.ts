@@ -1,22 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { CREATE_LIMITS } from '../../server/services/rate-limit.js'
-import type { RunningServer } from '../../server/start.js'
-import { client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { client, signupMerchant, useTestServer } from '../helpers/http.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
-let server: RunningServer
-
+const server = useTestServer({ wall: new ManualWallClock(Date.UTC(2026, 10, 22, 9, 0, 0)) })
 beforeAll(async () => {
   // Real time stands still here, so a burst that takes seconds stays inside one minute.
-  server = await startTestServer({ wall: new ManualWallClock(Date.UTC(2026, 10, 22, 9, 0, 0)) })
 })
-afterAll(() => server.close())
 
 let sent = 0
 
 /** Creates `count` sessions with the key, `parallel` at a time, each with a new Idempotency-Key; returns the statuses. */
 async function burst(key: string, count: number, parallel: number): Promise<number[]> {
-  const api = client(server.baseUrl, key)
+  const api = client(server().baseUrl, key)
   const statuses: number[] = []
   let next = 0
   await Promise.all(
@@ -33,10 +29,10 @@ async function burst(key: string, count: number, parallel: number): Promise<numb
 
 describe('rate limit on creating Checkout Sessions', () => {
   it('lets a publishable key create 120 a minute, then answers 429 with Retry-After', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
+    const { keys } = await signupMerchant(server().baseUrl)
     const statuses = await burst(keys.publishable, CREATE_LIMITS.publishable, 8)
     expect(statuses.filter((s) => s === 201)).toHaveLength(120)
-    const refused = await client(server.baseUrl, keys.publishable).post(
+    const refused = await client(server().baseUrl, keys.publishable).post(
       '/v1/checkout-sessions',
       { amount: 100, currency: 'FJD' },
       { headers: { 'idempotency-key': 'one-more' } },
@@ -49,8 +45,8 @@ describe('rate limit on creating Checkout Sessions', () => {
     // The limit is per key: the secret key of the same merchant is unaffected.
     expect((await burst(keys.secret, 1, 1))[0]).toBe(201)
     // A minute later on the merchant's clock the window is new.
-    await client(server.baseUrl, keys.secret).post('/_sim/clock/advance', { ms: 60_000 })
-    const after = await client(server.baseUrl, keys.publishable).post(
+    await client(server().baseUrl, keys.secret).post('/_sim/clock/advance', { ms: 60_000 })
+    const after = await client(server().baseUrl, keys.publishable).post(
       '/v1/checkout-sessions',
       { amount: 100, currency: 'FJD' },
       { headers: { 'idempotency-key': 'next-minute' } },
@@ -59,7 +55,7 @@ describe('rate limit on creating Checkout Sessions', () => {
   })
 
   it('lets a secret key create 10,000 a minute, and refuses the next', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
+    const { keys } = await signupMerchant(server().baseUrl)
     const statuses = await burst(keys.secret, CREATE_LIMITS.secret, 25)
     expect(statuses.filter((s) => s === 201)).toHaveLength(CREATE_LIMITS.secret)
     expect((await burst(keys.secret, 1, 1))[0]).toBe(429)

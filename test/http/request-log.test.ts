@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { describe, expect, it } from 'vitest'
+import { client, signupMerchant, useTestServer } from '../helpers/http.js'
 
-let server: RunningServer
-
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
-
+const server = useTestServer()
 describe('the request log', () => {
   it('records every call of the merchant and mode, newest first, with filters', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const api = client(server.baseUrl, keys.secret)
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
     const created = await api.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD' }, { headers: { 'idempotency-key': 'log-1' } })
     await api.get('/v1/checkout-sessions/cs_missing')
     await api.get('/v1/merchants/me')
-    const other = client(server.baseUrl, (await signupMerchant(server.baseUrl)).keys.secret)
+    const other = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
     await other.get('/v1/merchants/me')
 
     const all = (await api.get('/_sim/logs')).body.data
@@ -34,10 +27,10 @@ describe('the request log', () => {
   })
 
   it('streams calls as they finish', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const api = client(server.baseUrl, keys.secret)
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
     const controller = new AbortController()
-    const response = await fetch(`${server.baseUrl}/_sim/logs/stream?status=4xx`, { headers: { authorization: `Bearer ${keys.secret}` }, signal: controller.signal })
+    const response = await fetch(`${server().baseUrl}/_sim/logs/stream?status=4xx`, { headers: { authorization: `Bearer ${keys.secret}` }, signal: controller.signal })
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
     await reader.read()
     await api.get('/v1/merchants/me')

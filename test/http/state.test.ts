@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { describe, expect, it } from 'vitest'
+import { client, signupMerchant, useTestServer } from '../helpers/http.js'
 import { startReceiver } from '../helpers/receiver.js'
-
-let server: RunningServer
-
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
 
 let counter = 0
 const key = () => ({ headers: { 'idempotency-key': `state-${++counter}` } })
 
 /** A merchant with one of everything: sessions (paid, cancelled, pending), an invoice, a payout, an endpoint, events and deliveries. */
 async function busyMerchant() {
-  const { keys } = await signupMerchant(server.baseUrl)
-  const api = client(server.baseUrl, keys.secret)
+  const { keys } = await signupMerchant(server().baseUrl)
+  const api = client(server().baseUrl, keys.secret)
   const receiver = await startReceiver()
   await api.post('/v1/webhook-endpoints', { url: receiver.url })
   await receiver.waitFor(1)
@@ -50,6 +42,7 @@ async function snapshot(api: ReturnType<typeof client>) {
   }
 }
 
+const server = useTestServer()
 describe('/_sim/state', () => {
   it('round-trips every object through export → reset → import', async () => {
     const { api } = await busyMerchant()
@@ -84,7 +77,7 @@ describe('/_sim/state', () => {
 
   it('refuses another merchant’s state, and anything that is not a state file', async () => {
     const a = await busyMerchant()
-    const b = client(server.baseUrl, (await signupMerchant(server.baseUrl)).keys.secret)
+    const b = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
     const exported = (await a.api.get('/_sim/state')).body
     const refused = await b.post('/_sim/state/import', exported)
     expect(refused.status).toBe(400)

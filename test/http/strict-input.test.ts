@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { call, signupMerchant, startTestServer } from '../helpers/http.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { call, signupMerchant, useTestServer } from '../helpers/http.js'
 
 // Issue 13, items 3 to 5: every route holds its input to its declaration (server/http/api-route.ts).
 
-let server: RunningServer
 let secret: string
 type Operation = { method: string; path: string; takesBody: boolean }
 let operations: Operation[]
 
+const server = useTestServer()
 beforeAll(async () => {
-  server = await startTestServer()
-  secret = (await signupMerchant(server.baseUrl)).keys.secret
-  const document = (await call(server.baseUrl, 'GET', '/openapi.json')).body
+  secret = (await signupMerchant(server().baseUrl)).keys.secret
+  const document = (await call(server().baseUrl, 'GET', '/openapi.json')).body
   operations = Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>).flatMap(([path, item]) =>
     Object.entries(item)
       // The catch-all of a path answers 405 whatever is sent.
@@ -20,7 +18,6 @@ beforeAll(async () => {
       .map(([method, operation]) => ({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, 'probe'), takesBody: 'requestBody' in operation || method !== 'get' })),
   )
 })
-afterAll(() => server.close())
 
 const headers = { 'idempotency-key': 'strict-input' }
 
@@ -29,7 +26,7 @@ describe('every route is strict', () => {
     expect(operations.length).toBeGreaterThan(50)
     const accepted: string[] = []
     for (const { method, path } of operations) {
-      const answer = await call(server.baseUrl, method, `${path}?zz_unknown=1`, { key: secret, headers, body: method === 'GET' ? undefined : {} })
+      const answer = await call(server().baseUrl, method, `${path}?zz_unknown=1`, { key: secret, headers, body: method === 'GET' ? undefined : {} })
       if (answer.status !== 400 || answer.body?.error?.param !== 'zz_unknown') accepted.push(`${method} ${path}: ${answer.status} ${JSON.stringify(answer.body?.error ?? answer.body).slice(0, 120)}`)
     }
     expect(accepted).toEqual([])
@@ -39,19 +36,19 @@ describe('every route is strict', () => {
     const accepted: string[] = []
     for (const { method, path } of operations.filter((operation) => operation.method !== 'GET')) {
       for (const body of [{ zz_unknown: 1 }, [1]]) {
-        const answer = await call(server.baseUrl, method, path, { key: secret, headers, body })
+        const answer = await call(server().baseUrl, method, path, { key: secret, headers, body })
         const refused = answer.status === 400 && answer.body?.error?.code === 'invalid_request'
         if (!refused) accepted.push(`${method} ${path} ${JSON.stringify(body)}: ${answer.status}`)
       }
     }
     expect(accepted).toEqual([])
     // The dashboard's login links, whose body is declared empty.
-    const link = await call(server.baseUrl, 'POST', '/_sim/dashboard/login-links', { key: secret, body: { zz_unknown: 1 } })
+    const link = await call(server().baseUrl, 'POST', '/_sim/dashboard/login-links', { key: secret, body: { zz_unknown: 1 } })
     expect(link.body.error).toMatchObject({ code: 'invalid_request', param: 'zz_unknown' })
   })
 
   it('answers a body that is not JSON with 415 naming Content-Type, and changes nothing (item 5)', async () => {
-    const created = await call(server.baseUrl, 'POST', '/v1/invoices', {
+    const created = await call(server().baseUrl, 'POST', '/v1/invoices', {
       key: secret,
       headers: { 'idempotency-key': 'strict-415' },
       body: { customerName: 'X', dueDate: '2026-12-31', items: [{ description: 'Y', quantity: 1, unitPrice: 100 }] },
@@ -60,13 +57,13 @@ describe('every route is strict', () => {
       ['/v1/checkout-sessions', JSON.stringify({ amount: 100, currency: 'FJD' })],
       [`/v1/invoices/${created.body.id}/send`, 'this is not json'],
     ] as const) {
-      const answer = await call(server.baseUrl, 'POST', path, { key: secret, headers: { 'idempotency-key': `415-${path}`, 'content-type': 'text/plain' }, rawBody })
+      const answer = await call(server().baseUrl, 'POST', path, { key: secret, headers: { 'idempotency-key': `415-${path}`, 'content-type': 'text/plain' }, rawBody })
       expect(answer.status, path).toBe(415)
       expect(answer.body.error).toMatchObject({ code: 'unsupported_media_type', param: 'Content-Type' })
     }
-    expect((await call(server.baseUrl, 'GET', `/v1/invoices/${created.body.id}`, { key: secret })).body.status).toBe('draft')
+    expect((await call(server().baseUrl, 'GET', `/v1/invoices/${created.body.id}`, { key: secret })).body.status).toBe('draft')
     // No body at all, or an empty one, is still fine where the route takes none.
-    const sent = await call(server.baseUrl, 'POST', `/v1/invoices/${created.body.id}/send`, { key: secret, headers: { 'idempotency-key': 'strict-send' } })
+    const sent = await call(server().baseUrl, 'POST', `/v1/invoices/${created.body.id}/send`, { key: secret, headers: { 'idempotency-key': 'strict-send' } })
     expect(sent.status).toBe(200)
   })
 })

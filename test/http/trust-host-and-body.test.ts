@@ -1,30 +1,26 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createApp } from '../../server/http/app.js'
-import { StartError, type RunningServer } from '../../server/start.js'
+import { StartError } from '../../server/start.js'
 import { requestWithHost, requestWithoutHost } from '../helpers/host-request.js'
-import { call, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { call, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
 
-// Contract §10, last two bullets, and §4: the Host check against DNS rebinding,
-// `--allowed-host`, and `__proto__` keys in bodies.
+// docs/security.md ("The Host check", "Request bodies") and docs/simulator.md ("http URLs of
+// allowed hosts in test mode"): the Host check against DNS rebinding, `--allowed-host`, and
+// `__proto__` keys in bodies.
 
-let server: RunningServer
+const server = useTestServer()
 /** Started with `allowedHosts: ['app']`, as `bula serve --allowed-host app`. */
-let serverWithApp: RunningServer
-
-beforeAll(async () => {
-  ;[server, serverWithApp] = await Promise.all([startTestServer(), startTestServer({ allowedHosts: ['app'] })])
-})
-afterAll(() => Promise.all([server.close(), serverWithApp.close()]))
+const serverWithApp = useTestServer({ allowedHosts: ['app'] })
 
 let counter = 0
 const idempotent = () => ({ headers: { 'idempotency-key': `trust-${++counter}` } })
 
 describe('DNS rebinding: the Host header', () => {
   it('refuses Host evil.example on the API, with a valid key: 403 host_not_allowed naming --allowed-host', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const response = await requestWithHost(server.baseUrl, 'evil.example', { path: '/v1/merchants/me', key: keys.secret })
+    const { keys } = await signupMerchant(server().baseUrl)
+    const response = await requestWithHost(server().baseUrl, 'evil.example', { path: '/v1/merchants/me', key: keys.secret })
     expect(response.status).toBe(403)
     expect(response.json).toEqual({ error: { code: 'host_not_allowed', message: expect.stringContaining('--allowed-host evil.example') } })
     expect(response.text).not.toContain(keys.secret.slice(-4))
@@ -32,14 +28,14 @@ describe('DNS rebinding: the Host header', () => {
 
   it('refuses it on every surface: /_sim, the dashboard, the hosted pages and /openapi.json', async () => {
     for (const path of ['/_sim/health', '/dashboard/sign-in', '/pay/cs_none', '/i/none', '/openapi.json']) {
-      const response = await requestWithHost(server.baseUrl, 'evil.example:4111', { path })
+      const response = await requestWithHost(server().baseUrl, 'evil.example:4111', { path })
       expect(response.status, path).toBe(403)
       expect(response.json?.error.code, path).toBe('host_not_allowed')
     }
   })
 
   it('refuses a rebound POST before reading its body, so nothing is created', async () => {
-    const response = await requestWithHost(server.baseUrl, 'evil.example', {
+    const response = await requestWithHost(server().baseUrl, 'evil.example', {
       method: 'POST',
       path: '/_sim/merchants',
       body: JSON.stringify({ email: 'rebound@example.test', name: 'Rebound', tier: 'business' }),
@@ -48,7 +44,7 @@ describe('DNS rebinding: the Host header', () => {
   })
 
   it('shows a browser the same message as a small HTML page, the name escaped', async () => {
-    const response = await requestWithHost(server.baseUrl, 'evil<b>.example', {
+    const response = await requestWithHost(server().baseUrl, 'evil<b>.example', {
       path: '/dashboard',
       headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
     })
@@ -61,26 +57,26 @@ describe('DNS rebinding: the Host header', () => {
 
   it('accepts localhost and *.localhost with any port, and IP literals (127/8, [::1], a LAN address)', async () => {
     for (const host of ['localhost:1234', 'LOCALHOST', 'shop.localhost:3000', '127.0.0.1', '127.8.9.10:80', '[::1]:4111', '[::1]', '10.1.2.3:4111']) {
-      const response = await requestWithHost(server.baseUrl, host, { path: '/_sim/health' })
+      const response = await requestWithHost(server().baseUrl, host, { path: '/_sim/health' })
       expect(response.status, host).toBe(200)
     }
   })
 
   it('refuses names that only look local', async () => {
     for (const host of ['localhost.evil.example', '127.0.0.1.nip.io', 'evillocalhost', '2130706433', '[::1', 'app']) {
-      const response = await requestWithHost(server.baseUrl, host, { path: '/_sim/health' })
+      const response = await requestWithHost(server().baseUrl, host, { path: '/_sim/health' })
       expect(response.status, host).toBe(403)
     }
   })
 
   it('refuses an HTTP/1.0 request with no Host header', async () => {
-    const { statusLine, text } = await requestWithoutHost(server.baseUrl, '/_sim/health')
+    const { statusLine, text } = await requestWithoutHost(server().baseUrl, '/_sim/health')
     expect(statusLine).toMatch(/^HTTP\/1\.[01] 403 /)
     expect(text).toContain('--allowed-host')
   })
 
   it('answers the name given as --host (a specific name, not 0.0.0.0)', async () => {
-    const app = createApp({ ctx: server.ctx, version: server.version, log: () => {}, logRequests: false, listenHost: 'Bula.LAN' })
+    const app = createApp({ ctx: server().ctx, version: server().version, log: () => {}, logRequests: false, listenHost: 'Bula.LAN' })
     const listening: Server = app.listen(0, '127.0.0.1')
     await new Promise((resolve) => listening.once('listening', resolve))
     try {
@@ -95,15 +91,15 @@ describe('DNS rebinding: the Host header', () => {
 
 describe('--allowed-host app', () => {
   it('serves Host app with any port', async () => {
-    const { keys } = await signupMerchant(serverWithApp.baseUrl)
-    const response = await requestWithHost(serverWithApp.baseUrl, 'app:3000', { path: '/v1/merchants/me', key: keys.secret })
+    const { keys } = await signupMerchant(serverWithApp().baseUrl)
+    const response = await requestWithHost(serverWithApp().baseUrl, 'app:3000', { path: '/v1/merchants/me', key: keys.secret })
     expect(response.status).toBe(200)
-    expect((await requestWithHost(serverWithApp.baseUrl, 'other:3000', { path: '/_sim/health' })).status).toBe(403)
+    expect((await requestWithHost(serverWithApp().baseUrl, 'other:3000', { path: '/_sim/health' })).status).toBe(403)
   })
 
   it('accepts http://app… success URLs and webhook endpoints in test mode', async () => {
-    const { keys } = await signupMerchant(serverWithApp.baseUrl)
-    const api = client(serverWithApp.baseUrl, keys.secret)
+    const { keys } = await signupMerchant(serverWithApp().baseUrl)
+    const api = client(serverWithApp().baseUrl, keys.secret)
     const session = await api.post('/v1/checkout-sessions', { amount: 500, currency: 'FJD', successUrl: 'http://app:3000/done', cancelUrl: 'http://app/cart' }, idempotent())
     expect(session.status).toBe(201)
     expect(session.body.successUrl).toBe('http://app:3000/done')
@@ -113,8 +109,8 @@ describe('--allowed-host app', () => {
   })
 
   it('a state import of its own export keeps those URLs', async () => {
-    const { keys } = await signupMerchant(serverWithApp.baseUrl)
-    const api = client(serverWithApp.baseUrl, keys.secret)
+    const { keys } = await signupMerchant(serverWithApp().baseUrl)
+    const api = client(serverWithApp().baseUrl, keys.secret)
     await api.post('/v1/checkout-sessions', { amount: 500, currency: 'FJD', successUrl: 'http://app:3000/done' }, idempotent())
     await api.post('/v1/webhook-endpoints', { url: 'http://app:3000/webhooks' })
     const state = await api.get('/_sim/state')
@@ -123,8 +119,8 @@ describe('--allowed-host app', () => {
   })
 
   it('without the flag, the same URLs are refused', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const api = client(server.baseUrl, keys.secret)
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
     const session = await api.post('/v1/checkout-sessions', { amount: 500, currency: 'FJD', successUrl: 'http://app:3000/done' }, idempotent())
     expect(session.status).toBe(400)
     expect(session.body.error.param).toBe('successUrl')
@@ -134,8 +130,8 @@ describe('--allowed-host app', () => {
   })
 
   it('a live key still needs HTTPS', async () => {
-    const { keys } = await signupMerchant(serverWithApp.baseUrl)
-    const live = client(serverWithApp.baseUrl, (await unlockLive(serverWithApp.baseUrl, keys.secret)).secret)
+    const { keys } = await signupMerchant(serverWithApp().baseUrl)
+    const live = client(serverWithApp().baseUrl, (await unlockLive(serverWithApp().baseUrl, keys.secret)).secret)
     const session = await live.post('/v1/checkout-sessions', { amount: 500, currency: 'FJD', successUrl: 'http://app:3000/done' }, idempotent())
     expect(session.status).toBe(400)
     expect(session.body.error).toMatchObject({ code: 'invalid_request', param: 'successUrl' })
@@ -146,33 +142,33 @@ describe('--allowed-host app', () => {
 
   it('refuses a name that could never match a Host (a port, a scheme) at start', async () => {
     for (const name of ['app:3000', 'http://app', '']) {
-      await expect(startTestServer({ allowedHosts: [name] }), name).rejects.toBeInstanceOf(StartError)
+      await expect(withTestServer({ allowedHosts: [name] }, async () => undefined), name).rejects.toBeInstanceOf(StartError)
     }
   })
 })
 
 describe('__proto__ keys in JSON bodies', () => {
   const post = (path: string, key: string, rawBody: string, headers: Record<string, string> = {}) =>
-    call(server.baseUrl, 'POST', path, { key, rawBody, headers })
+    call(server().baseUrl, 'POST', path, { key, rawBody, headers })
 
   it('refuses one at the top level, on a route that reads no field of its body', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
+    const { keys } = await signupMerchant(server().baseUrl)
     const response = await post('/_sim/dashboard/login-links', keys.secret, '{"__proto__":{"p":"q"}}')
     expect(response.status).toBe(400)
     expect(response.body.error).toEqual({ code: 'invalid_request', param: '__proto__', message: expect.stringContaining('`__proto__`') })
   })
 
   it('refuses one in metadata instead of dropping it, and creates nothing', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
+    const { keys } = await signupMerchant(server().baseUrl)
     const response = await post('/v1/checkout-sessions', keys.secret, '{"amount":100,"currency":"FJD","metadata":{"__proto__":"x","a":"b"}}', idempotent().headers)
     expect(response.status).toBe(400)
     expect(response.body.error).toMatchObject({ code: 'invalid_request', param: 'metadata.__proto__' })
     expect(response.body.error.message).toContain('metadata.__proto__')
-    expect((await client(server.baseUrl, keys.secret).get('/v1/checkout-sessions')).body.data).toEqual([])
+    expect((await client(server().baseUrl, keys.secret).get('/v1/checkout-sessions')).body.data).toEqual([])
   })
 
   it('refuses one inside an items array, naming the index', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
+    const { keys } = await signupMerchant(server().baseUrl)
     const body = '{"customerName":"Nadi Hotel","dueDate":"2030-01-31","items":[{"description":"Mats","quantity":1,"unitPrice":500,"__proto__":{"unitPrice":0}}]}'
     const response = await post('/v1/invoices', keys.secret, body, idempotent().headers)
     expect(response.status).toBe(400)
@@ -180,8 +176,8 @@ describe('__proto__ keys in JSON bodies', () => {
   })
 
   it('refuses one deep in a state import, which would otherwise be stored without it', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const api = client(server.baseUrl, keys.secret)
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
     await api.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD', metadata: { order: '1' } }, idempotent())
     const state = await api.get('/_sim/state')
     const body = JSON.stringify(state.body).replace('"metadata":{"order":"1"}', '"metadata":{"__proto__":{"polluted":"yes"},"order":"1"}')
@@ -192,7 +188,7 @@ describe('__proto__ keys in JSON bodies', () => {
   })
 
   it('keeps every other key as given, constructor and prototype too', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
+    const { keys } = await signupMerchant(server().baseUrl)
     const metadata = { constructor: 'c', prototype: 'p', toString: 't', hasOwnProperty: 'h' }
     const response = await post('/v1/checkout-sessions', keys.secret, JSON.stringify({ amount: 100, currency: 'FJD', metadata }), idempotent().headers)
     expect(response.status).toBe(201)
@@ -200,8 +196,8 @@ describe('__proto__ keys in JSON bodies', () => {
   })
 
   it('answers a 200,000-deep body with 400 naming the depth limit, never 500', async () => {
-    const { merchant, keys } = await signupMerchant(server.baseUrl)
-    const state = (await client(server.baseUrl, keys.secret).get('/_sim/state')).body
+    const { merchant, keys } = await signupMerchant(server().baseUrl)
+    const state = (await client(server().baseUrl, keys.secret).get('/_sim/state')).body
     // Inside a stored document, where only the store's JSON.stringify would have walked it (and overflowed).
     const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`
     const body = JSON.stringify(state).replace(`"id":"${merchant.id}"`, `"id":"${merchant.id}","deep":${deep}`)
@@ -212,7 +208,7 @@ describe('__proto__ keys in JSON bodies', () => {
   })
 
   it('walks a 300,000-item array of objects without overflowing', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
+    const { keys } = await signupMerchant(server().baseUrl)
     const wide = `[${Array.from({ length: 300_000 }, () => '{}').join(',')},{"__proto__":1}]`
     const response = await post('/v1/checkout-sessions', keys.secret, `{"amount":100,"currency":"FJD","metadata":{"a":${wide}}}`, idempotent().headers)
     expect(response.status).toBe(400)
@@ -220,7 +216,7 @@ describe('__proto__ keys in JSON bodies', () => {
   })
 
   it('keeps the 1 MiB limit and the malformed-JSON answer', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
+    const { keys } = await signupMerchant(server().baseUrl)
     const tooLarge = await post('/_sim/dashboard/login-links', keys.secret, `{"a":"${'x'.repeat(1024 * 1024)}"}`)
     expect(tooLarge.status).toBe(413)
     expect(tooLarge.body.error.code).toBe('payload_too_large')

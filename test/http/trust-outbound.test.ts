@@ -1,21 +1,16 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { DAY, call, client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { DAY, call, client, signupMerchant, useTestServer } from '../helpers/http.js'
 
 // Issue 12, items 8 and 11: what the simulator sends out is bounded (docs/security.md, docs/webhooks.md).
 
 const TIMEOUT_MS = 300
-let server: RunningServer
 const receivers: Server[] = []
-beforeAll(async () => {
-  server = await startTestServer({ webhookTimeoutMs: TIMEOUT_MS })
-})
+const server = useTestServer({ webhookTimeoutMs: TIMEOUT_MS })
 afterAll(async () => {
   for (const receiver of receivers) receiver.closeAllConnections()
   await Promise.all(receivers.map((receiver) => new Promise((resolve) => receiver.close(resolve))))
-  await server.close()
 })
 
 /** A receiver on loopback whose answers `respond` writes; its URL. */
@@ -59,8 +54,8 @@ async function paidEvent(api: ReturnType<typeof client>) {
 
 describe('a receiver that answers too much (item 8)', () => {
   it('reads at most 64 KiB of an endless 200 answer: the attempt is a success, the heap stays put, /_sim/health stays quick', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const api = client(server.baseUrl, keys.secret)
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
     let sent = 0
     await activeEndpoint(api, (res) => {
       res.writeHead(200, { 'content-type': 'text/plain' })
@@ -80,7 +75,7 @@ describe('a receiver that answers too much (item 8)', () => {
     const probe = (async () => {
       while (probing) {
         const started = performance.now()
-        await call(server.baseUrl, 'GET', '/_sim/health')
+        await call(server().baseUrl, 'GET', '/_sim/health')
         slowest = Math.max(slowest, performance.now() - started)
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
@@ -106,8 +101,8 @@ describe('a receiver that answers too much (item 8)', () => {
 
 describe('hung receivers and the clock (item 11)', () => {
   it('a multi-day advance with hung receivers answers within about one webhook timeout, not one per attempt', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const api = client(server.baseUrl, keys.secret)
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
     // Three endpoints that never answer anything but their check.
     for (let i = 0; i < 3; i++) await activeEndpoint(api, () => undefined)
     for (let i = 0; i < 3; i++) await paidEvent(api)
@@ -121,8 +116,8 @@ describe('hung receivers and the clock (item 11)', () => {
   })
 
   it('lands the clock exactly where asked, however long the receivers take', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const api = client(server.baseUrl, keys.secret)
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
     await activeEndpoint(api, () => undefined)
     await paidEvent(api)
     const before = (await api.get('/_sim/clock')).body.now as number
@@ -139,8 +134,8 @@ describe('hung receivers and the clock (item 11)', () => {
   })
 
   it('a delivery job that names another merchant\'s delivery does nothing (item 2, in depth)', async () => {
-    const victim = await signupMerchant(server.baseUrl)
-    const victimApi = client(server.baseUrl, victim.keys.secret)
+    const victim = await signupMerchant(server().baseUrl)
+    const victimApi = client(server().baseUrl, victim.keys.secret)
     let hits = 0
     await activeEndpoint(victimApi, (res) => {
       hits++
@@ -149,13 +144,13 @@ describe('hung receivers and the clock (item 11)', () => {
     await paidEvent(victimApi)
     for (let i = 0; i < 100 && hits < 3; i++) await new Promise((resolve) => setTimeout(resolve, 20))
     const before = hits
-    const delivery = [...server.ctx.store.values('deliveries')].find((d) => d.merchantId === victim.merchant.id)!
-    const attacker = await signupMerchant(server.baseUrl)
-    server.ctx.store.put('jobs', { id: `job_forgedDelivery${counter++}`, merchantId: attacker.merchant.id, dueAt: 0, kind: 'webhook.deliver', payload: { deliveryId: delivery.id } })
-    server.ctx.clock.reload()
-    expect((await client(server.baseUrl, attacker.keys.secret).post('/_sim/clock/advance', { ms: 1000 })).status).toBe(200)
+    const delivery = [...server().ctx.store.values('deliveries')].find((d) => d.merchantId === victim.merchant.id)!
+    const attacker = await signupMerchant(server().baseUrl)
+    server().ctx.store.put('jobs', { id: `job_forgedDelivery${counter++}`, merchantId: attacker.merchant.id, dueAt: 0, kind: 'webhook.deliver', payload: { deliveryId: delivery.id } })
+    server().ctx.clock.reload()
+    expect((await client(server().baseUrl, attacker.keys.secret).post('/_sim/clock/advance', { ms: 1000 })).status).toBe(200)
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(hits).toBe(before)
-    expect(server.ctx.store.get('deliveries', delivery.id)!.attempts).toHaveLength(delivery.attempts.length)
+    expect(server().ctx.store.get('deliveries', delivery.id)!.attempts).toHaveLength(delivery.attempts.length)
   })
 })

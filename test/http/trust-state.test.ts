@@ -3,16 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
-import { DAY, call, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { DAY, call, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
 
 // Issue 12, items 1 to 6: each test is the attack, made with a test secret key (docs/security.md).
 
-let server: RunningServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
+const server = useTestServer()
 
 let counter = 0
 const key = () => ({ headers: { 'idempotency-key': `trust-state-${++counter}` } })
@@ -27,10 +22,10 @@ async function sentInvoice(api: Api) {
 
 /** A business merchant with test data and live data: a paid live session with a customer e-mail, a live endpoint, a live Payout. */
 async function merchantWithLiveData() {
-  const { merchant, keys } = await signupMerchant(server.baseUrl)
-  const test = client(server.baseUrl, keys.secret)
-  const liveKeys = await unlockLive(server.baseUrl, keys.secret)
-  const live = client(server.baseUrl, liveKeys.secret)
+  const { merchant, keys } = await signupMerchant(server().baseUrl)
+  const test = client(server().baseUrl, keys.secret)
+  const liveKeys = await unlockLive(server().baseUrl, keys.secret)
+  const live = client(server().baseUrl, liveKeys.secret)
   const liveEndpoint = (await live.post('/v1/webhook-endpoints', { url: 'https://127.0.0.1:9/live-hooks' })).body.endpoint
   const liveSession = (
     await live.post(
@@ -128,30 +123,30 @@ describe('the state routes act within the key\'s mode (item 4)', () => {
 
 describe('an import is untrusted input (items 1, 2, 3, 6)', () => {
   it('item 1: cannot take over another merchant\'s hosted invoice page', async () => {
-    const victim = client(server.baseUrl, (await signupMerchant(server.baseUrl)).keys.secret)
+    const victim = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
     const victimInvoice = await sentInvoice(victim)
     const victimToken = victimInvoice.url.split('/').at(-1)!
-    const attacker = client(server.baseUrl, (await signupMerchant(server.baseUrl)).keys.secret)
+    const attacker = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
     await sentInvoice(attacker)
     const file = (await attacker.get('/_sim/state')).body
     file.collections.invoices[0].pageToken = victimToken
     const refused = await attacker.post('/_sim/state/import', file)
     expect(refused.status).toBe(400)
     expect(refused.body.error).toMatchObject({ code: 'invalid_request', param: 'invoices[0].pageToken' })
-    const page = await call(server.baseUrl, 'GET', `/i/${victimToken}`)
+    const page = await call(server().baseUrl, 'GET', `/i/${victimToken}`)
     expect(page.body).toContain(victimInvoice.number)
     expect((await victim.get(`/v1/invoices/${victimInvoice.id}`)).body.status).toBe('sent')
   })
 
   it('item 2: imported deliveries, sessions and payments cannot name another merchant\'s objects', async () => {
-    const victimKeys = (await signupMerchant(server.baseUrl)).keys
-    const victim = client(server.baseUrl, victimKeys.secret)
+    const victimKeys = (await signupMerchant(server().baseUrl)).keys
+    const victim = client(server().baseUrl, victimKeys.secret)
     const victimSession = (await victim.post('/v1/checkout-sessions', { amount: 900, currency: 'FJD' }, key())).body
     await victim.post(`/_sim/checkout-sessions/${victimSession.id}/pay`, { outcome: 'succeeded' })
     const victimFile = (await victim.get('/_sim/state')).body
     const victimEvent = victimFile.collections.events[0]
-    const attackerSignup = await signupMerchant(server.baseUrl)
-    const attacker = client(server.baseUrl, attackerSignup.keys.secret)
+    const attackerSignup = await signupMerchant(server().baseUrl)
+    const attacker = client(server().baseUrl, attackerSignup.keys.secret)
     const own = (await attacker.get('/_sim/state')).body
     const as = (doc: object) => ({ ...doc, merchantId: attackerSignup.merchant.id })
     const attempts: [string, (file: any) => void, string][] = [ // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -187,27 +182,27 @@ describe('an import is untrusted input (items 1, 2, 3, 6)', () => {
   })
 
   it('item 2, in depth: a job that names another merchant\'s object does nothing when it runs', async () => {
-    const victimSignup = await signupMerchant(server.baseUrl)
-    const victim = client(server.baseUrl, victimSignup.keys.secret)
+    const victimSignup = await signupMerchant(server().baseUrl)
+    const victim = client(server().baseUrl, victimSignup.keys.secret)
     const pending = (await victim.post('/v1/checkout-sessions', { amount: 900, currency: 'FJD' }, key())).body
-    const attacker = await signupMerchant(server.baseUrl)
+    const attacker = await signupMerchant(server().baseUrl)
     // What an old data file or a bug could hold: jobs of the attacker acting on the victim's objects.
     for (const kind of ['checkout_session.expire', 'checkout_session.purge_email']) {
-      server.ctx.store.put('jobs', { id: `job_forged${kind.length}${counter++}`, merchantId: attacker.merchant.id, dueAt: 0, kind, payload: { sessionId: pending.id } })
+      server().ctx.store.put('jobs', { id: `job_forged${kind.length}${counter++}`, merchantId: attacker.merchant.id, dueAt: 0, kind, payload: { sessionId: pending.id } })
     }
     // And a job of the victim's own that claims the other mode.
-    server.ctx.store.put('jobs', { id: `job_forgedmode${counter++}`, merchantId: victimSignup.merchant.id, dueAt: 0, kind: 'checkout_session.expire', payload: { sessionId: pending.id, mode: 'live' } })
-    server.ctx.clock.reload()
+    server().ctx.store.put('jobs', { id: `job_forgedmode${counter++}`, merchantId: victimSignup.merchant.id, dueAt: 0, kind: 'checkout_session.expire', payload: { sessionId: pending.id, mode: 'live' } })
+    server().ctx.clock.reload()
     for (const keys of [attacker.keys, victimSignup.keys]) {
-      expect((await client(server.baseUrl, keys.secret).post('/_sim/clock/advance', { ms: 1000 })).status).toBe(200)
+      expect((await client(server().baseUrl, keys.secret).post('/_sim/clock/advance', { ms: 1000 })).status).toBe(200)
     }
     expect((await victim.get(`/v1/checkout-sessions/${pending.id}`)).body.status).toBe('pending')
     expect((await victim.get('/_sim/events')).body.data).toEqual([])
   })
 
   it('item 3: a clock offset out of range is refused, and the simulator keeps answering', async () => {
-    const { keys } = await signupMerchant(server.baseUrl)
-    const api = client(server.baseUrl, keys.secret)
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
     const file = (await api.get('/_sim/state')).body
     for (const offset of [1e300, 'x', -1, 1.5, 401 * DAY]) {
       const forged = structuredClone(file)
@@ -216,7 +211,7 @@ describe('an import is untrusted input (items 1, 2, 3, 6)', () => {
       expect([offset, refused.status, refused.body.error?.param]).toEqual([offset, 400, 'merchants[0].clockOffsetMs'])
     }
     const started = performance.now()
-    expect((await call(server.baseUrl, 'GET', '/_sim/health')).status).toBe(200)
+    expect((await call(server().baseUrl, 'GET', '/_sim/health')).status).toBe(200)
     expect(performance.now() - started).toBeLessThan(1000)
     expect((await api.get('/_sim/clock')).body.offsetMs).toBe(0)
     const moved = structuredClone(file)
@@ -235,25 +230,23 @@ describe('a refused import changes nothing (item 6)', () => {
 
   it('a 200,000-deep value is refused with 400, and the merchant\'s sessions survive the next write and a restart', async () => {
     const dataFile = path.join(dir, 'data.json')
-    const first = await startTestServer({ dataFile })
-    const { keys } = await signupMerchant(first.baseUrl)
-    const api = client(first.baseUrl, keys.secret)
-    for (let i = 0; i < 3; i++) await api.post('/v1/checkout-sessions', { amount: 100 + i, currency: 'FJD' }, key())
-    const file = (await api.get('/_sim/state')).body
-    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`
-    const text = JSON.stringify(file).replace('"events":[]', `"events":[{"id":"evt_deep0000000000000001","object":{"a":${deep}}}]`)
-    const refused = await call(first.baseUrl, 'POST', '/_sim/state/import', { key: keys.secret, rawBody: text })
-    expect(refused.status).toBe(400)
-    expect(refused.body.error.code).toBe('invalid_request')
-    // An unrelated write afterwards, then a restart from the file.
-    await api.post('/v1/checkout-sessions', { amount: 999, currency: 'FJD' }, key())
-    await first.close()
-    const second = await startTestServer({ dataFile })
-    try {
+    const keys = await withTestServer({ dataFile }, async (first) => {
+      const { keys } = await signupMerchant(first.baseUrl)
+      const api = client(first.baseUrl, keys.secret)
+      for (let i = 0; i < 3; i++) await api.post('/v1/checkout-sessions', { amount: 100 + i, currency: 'FJD' }, key())
+      const file = (await api.get('/_sim/state')).body
+      const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`
+      const text = JSON.stringify(file).replace('"events":[]', `"events":[{"id":"evt_deep0000000000000001","object":{"a":${deep}}}]`)
+      const refused = await call(first.baseUrl, 'POST', '/_sim/state/import', { key: keys.secret, rawBody: text })
+      expect(refused.status).toBe(400)
+      expect(refused.body.error.code).toBe('invalid_request')
+      // An unrelated write afterwards, then a restart from the file.
+      await api.post('/v1/checkout-sessions', { amount: 999, currency: 'FJD' }, key())
+      return keys
+    })
+    await withTestServer({ dataFile }, async (second) => {
       expect((await client(second.baseUrl, keys.secret).get('/v1/checkout-sessions')).body.data).toHaveLength(4)
-    } finally {
-      await second.close()
-    }
+    })
   })
 })
 

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { RunningServer } from '../../server/start.js'
+import { describe, expect, it } from 'vitest'
 import { DashboardAgent } from '../helpers/dashboard.js'
-import { DAY, call, client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { DAY, call, client, signupMerchant, useTestServer } from '../helpers/http.js'
 
 // Issue 12, items 7 and 10: what a key opened lasts only as long as the key (docs/security.md).
 
-let server: RunningServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
-
 /** A merchant with a second secret key, the one the attack is made with, and the id of that key. */
 async function merchantWithSpareKey() {
-  const { keys } = await signupMerchant(server.baseUrl)
-  const owner = client(server.baseUrl, keys.secret)
+  const { keys } = await signupMerchant(server().baseUrl)
+  const owner = client(server().baseUrl, keys.secret)
   const spare = (await owner.post('/v1/api-keys', { type: 'secret' })).body.key as { id: string; plaintext: string }
   return { owner, spare }
 }
@@ -22,7 +15,7 @@ async function merchantWithSpareKey() {
 /** Opens a stream and resolves with how long after `trigger` ran the server ended it (or rejects after `withinMs`). */
 async function streamEndsAfter(path: string, secret: string, trigger: () => Promise<unknown>, withinMs = 3000): Promise<number> {
   const controller = new AbortController()
-  const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: `Bearer ${secret}` }, signal: controller.signal })
+  const response = await fetch(`${server().baseUrl}${path}`, { headers: { authorization: `Bearer ${secret}` }, signal: controller.signal })
   expect(response.status).toBe(200)
   const reader = response.body!.getReader()
   await reader.read() // the "connected" comment
@@ -41,13 +34,14 @@ async function streamEndsAfter(path: string, secret: string, trigger: () => Prom
   }
 }
 
+const server = useTestServer()
 describe('streams close with their key (item 7)', () => {
   it.each(['/_sim/events/stream', '/_sim/logs/stream'])('%s ends within a second of its key being revoked', async (path) => {
     const { owner, spare } = await merchantWithSpareKey()
     const closedAfter = await streamEndsAfter(path, spare.plaintext, () => owner.post(`/v1/api-keys/${spare.id}/revoke`))
     expect(closedAfter).toBeLessThan(1000)
     // Reconnecting with it is refused.
-    expect((await call(server.baseUrl, 'GET', path, { key: spare.plaintext })).status).toBe(401)
+    expect((await call(server().baseUrl, 'GET', path, { key: spare.plaintext })).status).toBe(401)
   })
 
   it('a stream opened with a rotated key ends once the clock passes its overlap', async () => {
@@ -61,7 +55,7 @@ describe('streams close with their key (item 7)', () => {
   it('a stream whose key still works stays open and keeps delivering', async () => {
     const { owner, spare } = await merchantWithSpareKey()
     const controller = new AbortController()
-    const response = await fetch(`${server.baseUrl}/_sim/events/stream`, { headers: { authorization: `Bearer ${spare.plaintext}` }, signal: controller.signal })
+    const response = await fetch(`${server().baseUrl}/_sim/events/stream`, { headers: { authorization: `Bearer ${spare.plaintext}` }, signal: controller.signal })
     const reader = response.body!.getReader()
     await reader.read()
     await new Promise((resolve) => setTimeout(resolve, 1200))
@@ -76,10 +70,10 @@ describe('streams close with their key (item 7)', () => {
 describe('dashboard sign-ins last only as long as their key (item 10)', () => {
   it('refuses a login link made with a key revoked since', async () => {
     const { owner, spare } = await merchantWithSpareKey()
-    const link = await call(server.baseUrl, 'POST', '/_sim/dashboard/login-links', { key: spare.plaintext })
+    const link = await call(server().baseUrl, 'POST', '/_sim/dashboard/login-links', { key: spare.plaintext })
     expect(link.status).toBe(201)
     await owner.post(`/v1/api-keys/${spare.id}/revoke`)
-    const agent = new DashboardAgent(server.baseUrl)
+    const agent = new DashboardAgent(server().baseUrl)
     const landed = await agent.get(new URL(link.body.url).pathname)
     expect(landed.status).toBe(401)
     expect(landed.html).toContain('made with a key that has since been revoked')
@@ -88,7 +82,7 @@ describe('dashboard sign-ins last only as long as their key (item 10)', () => {
 
   it('ends a dashboard session whose key was revoked: no page, no new key', async () => {
     const { owner, spare } = await merchantWithSpareKey()
-    const agent = await DashboardAgent.signIn(server.baseUrl, spare.plaintext)
+    const agent = await DashboardAgent.signIn(server().baseUrl, spare.plaintext)
     const developers = await agent.get('/dashboard/developers')
     expect(developers.status).toBe(200)
     const keysBefore = (await owner.get('/v1/api-keys')).body.data.length

@@ -2,21 +2,18 @@ import { createHmac } from 'node:crypto'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { RETRY_DELAYS_MS } from '../../server/domain/webhook-endpoint.js'
-import type { RunningServer } from '../../server/start.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
-import { DAY, HOUR, client, signupMerchant, startTestServer, unlockLive } from '../helpers/http.js'
+import { DAY, HOUR, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 
-let server: RunningServer
 let base: string
 
+const server = useTestServer({ webhookTimeoutMs: 2000 })
 beforeAll(async () => {
-  server = await startTestServer({ webhookTimeoutMs: 2000 })
-  base = server.baseUrl
+  base = server().baseUrl
 })
-afterAll(() => server.close())
 
 const receiver = useReceivers()
 
@@ -232,23 +229,21 @@ describe('delivery', () => {
 describe('restart', () => {
   it('loses no delivery when the simulator restarts in the middle of retries', async () => {
     const dataFile = path.join(await mkdtemp(path.join(tmpdir(), 'bula-webhooks-')), 'data.json')
-    const first = await startTestServer({ dataFile, webhookTimeoutMs: 2000 })
-    const { keys, receiver: r, paidSession } = await setup(first.baseUrl)
-    r.respondWith((request) => (JSON.parse(request.body).type === 'webhook.verified' ? 200 : 500))
-    await paidSession()
-    await r.waitFor(4)
-    await first.close()
+    const { keys, receiver: r } = await withTestServer({ dataFile, webhookTimeoutMs: 2000 }, async (first) => {
+      const made = await setup(first.baseUrl)
+      made.receiver.respondWith((request) => (JSON.parse(request.body).type === 'webhook.verified' ? 200 : 500))
+      await made.paidSession()
+      await made.receiver.waitFor(4)
+      return made
+    })
 
     r.respondWith(() => 200)
-    const second = await startTestServer({ dataFile, webhookTimeoutMs: 2000 })
-    try {
+    await withTestServer({ dataFile, webhookTimeoutMs: 2000 }, async (second) => {
       await client(second.baseUrl, keys.secret).post('/_sim/clock/advance', { ms: RETRY_DELAYS_MS[0] })
       const retried = (await r.waitFor(7)).slice(4)
       expect(retried.map((q) => JSON.parse(q.body).type).sort()).toEqual(['checkout_session.succeeded', 'payment.processing', 'payment.succeeded'])
       expect(new Set(retried.map((q) => q.headers['x-service-event-id']))).toEqual(new Set(r.requests.slice(1, 4).map((q) => q.headers['x-service-event-id'])))
-    } finally {
-      await second.close()
-    }
+    })
   })
 })
 
