@@ -14,11 +14,29 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Time and chance in the simulator come from one place each: the
+      // injected clock (server/clock) and server/ids.ts.
       'no-restricted-syntax': [
         'error',
         {
           selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
           message: 'Read time through the injected clock (server/clock), never Date.now().',
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Read time through the injected clock (server/clock), never new Date().',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+          message: 'Take randomness from server/ids.ts (the system CSPRNG), never Math.random().',
+        },
+        {
+          selector: "ImportDeclaration[source.value=/^(node:)?crypto$/] > ImportSpecifier[imported.name=/^(random|getRandomValues)/]",
+          message: 'Take ids, secrets and tokens from server/ids.ts, the one module that draws random bytes.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='crypto'][callee.property.name=/^(random|getRandomValues)/]",
+          message: 'Take ids, secrets and tokens from server/ids.ts, the one module that draws random bytes.',
         },
       ],
     },
@@ -57,12 +75,12 @@ export default tseslint.config(
   {
     // The clock module is the one place that reads wall time; the CLI and
     // tests live outside the simulator's time rules.
-    files: ['server/clock/**', 'src/**', 'commands/**', 'test/**', 'bench/**', 'bin/**'],
+    files: ['server/clock/**', 'server/ids.ts', 'src/**', 'commands/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
-    // The sample receiver is the merchant's code, not the simulator's: plain Node.js with its own clock.
-    files: ['templates/receiver/**/*.mjs'],
+    // The sample receiver and CI project are the merchant's code, not the simulator's: plain Node.js with its own clock and randomness.
+    files: ['templates/receiver/**/*.mjs', 'templates/ci/**/*.js'],
     languageOptions: { globals: { Buffer: 'readonly' } },
     rules: { 'no-restricted-syntax': 'off' },
   },

@@ -16,7 +16,7 @@ export interface ServiceContext {
   clock: ClockService
   /** The simulator's base URL, for hosted links; set once the server listens. */
   urls: { base: string }
-  /** Names given with `--allowed-host`: served like loopback, and accepted in http URLs in test mode (contract §4). */
+  /** Names given with `--allowed-host`: served like loopback, and accepted in http URLs in test mode (docs/simulator.md, "http URLs of allowed hosts in test mode"). */
   allowedHosts: readonly string[]
   templates: Templates
   rateLimits: RateLimiter

@@ -13,7 +13,7 @@ export interface DemoMerchants {
   individual: DemoKeys
 }
 
-/** The two merchants a fresh data file starts with (contract §2), so the CLI works at once. */
+/** The two merchants a fresh data file starts with (docs/simulator.md, "Start-up"), so the CLI works at once. */
 export function seedDemoMerchants(ctx: ServiceContext): DemoMerchants {
   const make = (email: string, name: string, tier: 'business' | 'individual'): DemoKeys => {
     const { merchant, keys } = signup(ctx, { email, name, tier })

@@ -37,3 +37,6 @@ export const newId = (prefix: string): string => `${prefix}_${randomBase62(20)}`
 
 /** A secret (API key, signing secret, page token): 32 random characters, about 190 bits. */
 export const newSecret = (prefix: string): string => `${prefix}${randomBase62(32)}`
+
+/** A bearer token of the dashboard (sign-in link, session, CSRF): 43 random characters, about 256 bits. */
+export const newToken = (): string => randomBase62(43)

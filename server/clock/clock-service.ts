@@ -77,12 +77,12 @@ export class ClockService {
     return Math.min(this.deps.wall.now() + (merchant?.clockOffsetMs ?? 0), this.ceilings.get(merchantId) ?? Infinity)
   }
 
-  /** Real time in Unix seconds, for what must not follow the merchant's clock (webhook signature timestamps, contract §5). */
   /** Real time, for what must not move with a merchant's clock (dashboard sign-ins). */
   wallNow(): number {
     return this.deps.wall.now()
   }
 
+  /** Real time in Unix seconds, for what must not follow the merchant's clock (webhook signature timestamps, docs/simulator.md, "The clock"). */
   wallSeconds(): number {
     return Math.floor(this.deps.wall.now() / 1000)
   }

@@ -22,14 +22,15 @@ const TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]> = {
   cancelled: [],
 }
 
-export function transition(session: CheckoutSessionRecord, to: SessionStatus, now: number): CheckoutSessionRecord {
+/** The session moved to `to` at `now` (its endedAt), or invalid_state when its state machine forbids the move. */
+export function transitionSession(session: CheckoutSessionRecord, to: SessionStatus, now: number): CheckoutSessionRecord {
   if (!TRANSITIONS[session.status].includes(to)) {
     throw invalidState(`Checkout Session ${session.id} is ${session.status}; only a pending session can become ${to}.`)
   }
   return { ...session, status: to, endedAt: now }
 }
 
-/** From the first payment intent on, the customer has started paying (contract §6). */
+/** From the first payment intent on, the customer has started paying (docs/simulator.md, "Payments"). */
 export const paymentStarted = (session: CheckoutSessionRecord): boolean => session.paymentIntentIds.length > 0
 
 /** Past expiresAt no payment can start (spec). */

@@ -64,21 +64,21 @@ const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
   void: [],
 }
 
-export function transitionInvoice(invoice: InvoiceRecord, to: InvoiceStatus): void {
+/** The Invoice moved to `to` at `now` (its sentAt, voidedAt or paidAt), or invalid_state when its state machine forbids the move. */
+export function transitionInvoice(invoice: InvoiceRecord, to: Exclude<InvoiceStatus, 'draft'>, now: number): InvoiceRecord {
   if (!TRANSITIONS[invoice.status].includes(to)) {
-    const verb = { sent: 'sent', void: 'voided', paid: 'paid', draft: 'made a draft' }[to]
+    const verb = { sent: 'sent', void: 'voided', paid: 'paid' }[to]
     throw invalidState(`Invoice ${invoice.invoiceId} is ${invoice.status} and cannot be ${verb}.`)
   }
+  const stamped = { sent: 'sentAt', void: 'voidedAt', paid: 'paidAt' } as const
+  return { ...invoice, status: to, [stamped[to]]: now }
 }
 
-/** The hosted page the customer pays on (contract §6: `{base}/i/{unguessable token}`). */
+/** The hosted page the customer pays on (docs/simulator.md, "Payments": `{base}/i/{unguessable token}`). */
 export const invoicePageUrl = (invoice: Pick<InvoiceRecord, 'pageToken'>, baseUrl: string): string => `${baseUrl}/i/${invoice.pageToken}`
 
 /** Paid in full through its Checkout Session (spec: sent → paid). */
-export function markPaid(invoice: InvoiceRecord, now: number): InvoiceRecord {
-  transitionInvoice(invoice, 'paid')
-  return { ...invoice, status: 'paid', paidAt: now }
-}
+export const markPaid = (invoice: InvoiceRecord, now: number): InvoiceRecord => transitionInvoice(invoice, 'paid', now)
 
 export function presentInvoice(invoice: InvoiceRecord, baseUrl: string, now: number): Invoice {
   return {

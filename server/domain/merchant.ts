@@ -1,5 +1,5 @@
+import { apiError } from './error-catalog.js'
 import type { Mode, Tier } from '../../src/schemas/index.js'
-import { ApiError } from '../../src/errors.js'
 import type { MerchantRecord } from './records.js'
 
 export type { MerchantRecord, MerchantSettingsRecord, VerificationDocumentRecord, VerificationRecord } from './records.js'
@@ -54,6 +54,6 @@ export function newMerchant(input: { id: string; email: string; name: string; ti
  */
 export function requireLiveKey(merchant: MerchantRecord, mode: Mode, what: string, param?: string): void {
   if (mode === 'test' && merchant.liveUnlocked) {
-    throw new ApiError(403, 'live_key_required', `${what} needs a live secret key (sk_live_…) once the merchant has live keys.`, param)
+    throw apiError('live_key_required', `${what} needs a live secret key (sk_live_…) once the merchant has live keys.`, { param })
   }
 }

@@ -6,8 +6,8 @@ const RATE_SCALE = 1_000_000n
 
 /**
  * Converts a quote price (cents of USD or AUD) at a decimal rate (FJD per
- * unit) into FJD cents, rounding to the nearest cent, halves up (contract
- * §6). Integer arithmetic throughout: the rate is scaled to millionths.
+ * unit) into FJD cents, rounding to the nearest cent, halves up (docs/simulator.md,
+ * "Quotes"). Integer arithmetic throughout: the rate is scaled to millionths.
  */
 export function convertToFjd(quoteCents: number, rate: string): number {
   const [whole = '0', fraction = ''] = rate.split('.')

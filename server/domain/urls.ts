@@ -6,7 +6,7 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
  * HTTPS everywhere the spec asks for it; test mode also accepts http on
  * loopback (`localhost`, `127.0.0.1`, `[::1]`) and on the names given with
  * `--allowed-host` (say, compose services), so local apps and receivers work
- * (contract §4).
+ * (docs/simulator.md, "http URLs of allowed hosts in test mode").
  */
 export function isAllowedUrl(url: string, mode: Mode, allowedHosts: readonly string[]): boolean {
   const parsed = new URL(url)

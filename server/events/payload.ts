@@ -3,7 +3,7 @@ import type { EventRecord } from '../domain/records.js'
 
 export type { EventRecord } from '../domain/records.js'
 
-/** The webhook payload (contract §8). */
+/** The webhook payload (docs/webhooks.md). */
 export const eventPayload = (event: EventRecord): Event => ({
   event_id: event.id,
   type: event.type,

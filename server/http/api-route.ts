@@ -1,6 +1,6 @@
+import { apiError } from '../domain/error-catalog.js'
 import type { Request, RequestHandler, Response, Router } from 'express'
 import type { z } from 'zod'
-import { ApiError } from '../../src/errors.js'
 import { emptyBodySchema } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { authenticate, callerOf } from './auth.js'
@@ -38,7 +38,7 @@ const hasBody = (req: Request): boolean =>
  */
 function requireJson(req: Request): void {
   if (hasBody(req) && !req.is('application/json')) {
-    throw new ApiError(415, 'unsupported_media_type', `Send the body as JSON, with \`Content-Type: application/json\` (got ${req.get('content-type') ?? 'none'}).`, 'Content-Type')
+    throw apiError('unsupported_media_type', `Send the body as JSON, with \`Content-Type: application/json\` (got ${req.get('content-type') ?? 'none'}).`, { param: 'Content-Type' })
   }
 }
 

@@ -1,5 +1,5 @@
+import { apiError } from '../domain/error-catalog.js'
 import type { RequestHandler, Response } from 'express'
-import { ApiError } from '../../src/errors.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { parseKeyPrefix } from '../domain/api-key.js'
 import { findUsableKey } from '../services/api-keys.js'
@@ -11,7 +11,7 @@ import { findUsableKey } from '../services/api-keys.js'
 const CHALLENGE = { missing: 'Bearer realm="bula"', invalid: 'Bearer realm="bula", error="invalid_token"' } as const
 
 /**
- * Bearer authentication (contract §3). Publishable keys may only create
+ * Bearer authentication (docs/simulator.md, "Merchants and keys"). Publishable keys may only create
  * Checkout Sessions and drive the hosted pages; a route opts in with
  * `allowPublishable`.
  */
@@ -20,9 +20,9 @@ export function authenticate(ctx: ServiceContext, options: { allowPublishable?: 
     const header = req.get('authorization')
     if (!header) {
       next(
-        new ApiError(401, 'missing_api_key', 'Send your API key as `Authorization: Bearer sk_test_...`.', undefined, undefined, {
+        apiError('missing_api_key', 'Send your API key as `Authorization: Bearer sk_test_...`.', { headers: {
           'WWW-Authenticate': CHALLENGE.missing,
-        }),
+        } }),
       )
       return
     }
@@ -32,21 +32,15 @@ export function authenticate(ctx: ServiceContext, options: { allowPublishable?: 
     const merchant = key && ctx.store.get('merchants', key.merchantId)
     if (!key || !merchant) {
       next(
-        new ApiError(401, 'invalid_api_key', 'The API key is unknown, revoked or past its rotation overlap.', undefined, undefined, {
+        apiError('invalid_api_key', 'The API key is unknown, revoked or past its rotation overlap.', { headers: {
           'WWW-Authenticate': CHALLENGE.invalid,
-        }),
+        } }),
       )
       return
     }
     if (key.type === 'publishable' && !options.allowPublishable) {
       next(
-        new ApiError(
-          403,
-          'publishable_key_forbidden',
-          'A publishable key may only create Checkout Sessions; use a secret key on your server.',
-          undefined,
-          'permission_error',
-        ),
+        apiError('publishable_key_forbidden', 'A publishable key may only create Checkout Sessions; use a secret key on your server.', { type: 'permission_error' }),
       )
       return
     }

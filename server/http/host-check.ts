@@ -1,3 +1,4 @@
+import { apiError } from '../domain/error-catalog.js'
 import type { RequestHandler } from 'express'
 import { isIP } from 'node:net'
 import { ApiError } from '../../src/errors.js'
@@ -43,7 +44,7 @@ function refusal(hostname: string | undefined): ApiError {
         'Send HTTP/1.1 with a Host header; to reach the simulator by a name other than localhost or an IP address, start bula serve with --allowed-host <name>.'
       : `Host "${hostname}" is not allowed: the simulator answers localhost, IP addresses and the names it was started with, against DNS rebinding. ` +
         `If you reach it by this name on purpose (a compose service, a LAN name), start bula serve with --allowed-host ${hostname}.`
-  return new ApiError(403, 'host_not_allowed', message)
+  return apiError('host_not_allowed', message)
 }
 
 const refusalPageHeaders = htmlPageHeaders({ contentSecurityPolicy: "default-src 'none'", referrerPolicy: 'no-referrer' })

@@ -28,7 +28,7 @@ function pathOf(container: Container, lastSegment: string): string {
 /**
  * JSON.parse keeps a `__proto__` key as an ordinary own property, but zod
  * builds its output by assignment, and assigning `__proto__` sets the
- * prototype instead: the key vanished without a word (contract §10). So a
+ * prototype instead: the key vanished without a word (docs/security.md). So a
  * parsed body with a `__proto__` key in any object is refused. The walk
  * keeps its own stack and checks the depth as it goes, never recursing.
  */

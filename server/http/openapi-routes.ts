@@ -1,6 +1,6 @@
 import type { Express, RequestHandler, Router } from 'express'
 import type { z } from 'zod'
-import type { ErrorCode } from './openapi-errors.js'
+import type { ErrorCode } from '../domain/error-catalog.js'
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete'
 

@@ -2,7 +2,7 @@ import { Router, type Express } from 'express'
 import { z } from 'zod'
 import * as schemas from '../../src/schemas/index.js'
 import { EXAMPLES } from '../../src/schemas/examples.js'
-import { ERROR_CODES, type ErrorCode, type ResponseHeader } from './openapi-errors.js'
+import { ERROR_CODES, type ErrorCode, type ResponseHeader } from '../domain/error-catalog.js'
 import type { ServiceContext } from '../context.js'
 import { apiRoutes } from './api-route.js'
 import {
@@ -52,7 +52,7 @@ function namedSchemas(): Map<z.ZodType, string> {
  * The input side throughout: request bodies and query strings are what the
  * route parses, and for responses it is what a client may accept, while the
  * output side would close every response object (additionalProperties
- * false) against the additive fields the contract allows.
+ * false) against the additive fields a response may gain (docs/simulator.md).
  */
 function componentSchemas(names: Map<z.ZodType, string>): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>()

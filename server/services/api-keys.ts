@@ -1,4 +1,5 @@
-import { ApiError, invalidState, notFound } from '../../src/errors.js'
+import { apiError } from '../domain/error-catalog.js'
+import { invalidState, notFound } from '../../src/errors.js'
 import type { ApiKey, CreateApiKeyRequest, CreatedApiKey, KeyType, Mode } from '../../src/schemas/index.js'
 import type { RotateApiKeyResponse } from '../../src/schemas/api-keys.js'
 import type { Caller, ServiceContext } from '../context.js'
@@ -50,15 +51,15 @@ export function keyStillUsable(ctx: ServiceContext, key: ApiKeyRecord): boolean 
 }
 
 /**
- * A key manages keys of its own mode only (contract §3), so a leaked test
+ * A key manages keys of its own mode only (docs/simulator.md, "Merchants and keys"), so a leaked test
  * key can never mint a live key.
  */
 export function createKey(ctx: ServiceContext, caller: Caller, request: CreateApiKeyRequest): CreatedApiKey {
   const mode = request.mode ?? caller.mode
   if (mode !== caller.mode) {
     throw mode === 'live'
-      ? new ApiError(403, 'live_key_requires_live_key', 'Live keys can only be created with a live secret key.', 'mode')
-      : new ApiError(403, 'test_key_requires_test_key', 'Test keys can only be created with a test secret key.', 'mode')
+      ? apiError('live_key_requires_live_key', 'Live keys can only be created with a live secret key.', { param: 'mode' })
+      : apiError('test_key_requires_test_key', 'Test keys can only be created with a test secret key.', { param: 'mode' })
   }
   return issueKey(ctx, caller.merchant.id, request.type, mode)
 }

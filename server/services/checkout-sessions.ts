@@ -1,4 +1,5 @@
-import { ApiError, invalidRequest, notFound } from '../../src/errors.js'
+import { apiError } from '../domain/error-catalog.js'
+import { invalidRequest, notFound } from '../../src/errors.js'
 import {
   MAX_AMOUNT,
   type CheckoutSession,
@@ -19,7 +20,7 @@ import {
   paymentStarted,
   presentPaymentIntent,
   presentSession,
-  transition,
+  transitionSession,
   type CheckoutSessionRecord,
   type PaymentIntentRecord,
 } from '../domain/checkout-session.js'
@@ -57,8 +58,8 @@ function checkRedirectUrl(ctx: ServiceContext, url: string | undefined, param: s
 /** The FJD amount and locked quote, checked against the mode, tier and cap. */
 function priceOf(merchant: MerchantRecord, mode: Mode, request: CreateCheckoutSessionRequest): Pick<CheckoutSessionRecord, 'amount' | 'quote'> {
   if (!request.quote) return { amount: request.amount!, quote: null }
-  if (mode === 'live') throw new ApiError(409, 'quote_unavailable_in_live_mode', 'Quotes are available in test mode only.', 'quote')
-  if (merchant.tier !== 'business') throw new ApiError(403, 'business_only', 'Quotes need a Business account.', 'quote')
+  if (mode === 'live') throw apiError('quote_unavailable_in_live_mode', 'Quotes are available in test mode only.', { param: 'quote' })
+  if (merchant.tier !== 'business') throw apiError('business_only', 'Quotes need a Business account.', { param: 'quote' })
   const { rate, asOf } = merchant.quoteRates[request.quote.currency]
   const amount = convertToFjd(request.quote.amount, rate)
   if (amount > MAX_AMOUNT) {
@@ -88,7 +89,7 @@ export function openSession(
   >,
 ): CheckoutSessionRecord {
   if (mode === 'live' && !merchant.settings.liveProviders) {
-    throw new ApiError(409, 'live_mode_unavailable', 'No Provider takes live payments for this account: turn on live Providers in Settings.')
+    throw apiError('live_mode_unavailable', 'No Provider takes live payments for this account: turn on live Providers in Settings.')
   }
   const session: CheckoutSessionRecord = {
     id: newId('cs'),
@@ -223,7 +224,7 @@ export function endSession(
   to: 'succeeded' | 'failed' | 'cancelled',
 ): CheckoutSessionRecord {
   const now = ctx.clock.now(session.merchantId)
-  const ended = transition(session, to, now)
+  const ended = transitionSession(session, to, now)
   ctx.store.put('checkoutSessions', ended)
   recordEvent(ctx, ended.merchantId, ended.mode, `checkout_session.${to}`, present(ctx, ended))
   scheduleSessionJobs(ctx, ended)
@@ -233,7 +234,7 @@ export function endSession(
 export function cancelSession(ctx: ServiceContext, caller: Caller, id: string): CheckoutSession {
   const session = ownSession(ctx, caller, id)
   if (session.status === 'pending' && paymentStarted(session)) {
-    throw new ApiError(409, 'payment_in_progress', 'The customer has started paying; the session can no longer be cancelled.')
+    throw apiError('payment_in_progress', 'The customer has started paying; the session can no longer be cancelled.')
   }
   return present(ctx, endSession(ctx, session, 'cancelled'))
 }
@@ -281,21 +282,21 @@ function sendReceipt(ctx: ServiceContext, session: CheckoutSessionRecord, intent
 
 /**
  * The customer pays: one path for the hosted page and `POST
- * /_sim/checkout-sessions/{id}/pay` (contract §6). "processing" holds the
+ * /_sim/checkout-sessions/{id}/pay` (docs/simulator.md, "Payments"). "processing" holds the
  * intent there; a later call with "succeeded" or "failed" finishes it.
  */
 export function paySession(ctx: ServiceContext, sessionId: string, request: PaySessionRequest): PayResponse {
   const { session, merchant } = sessionForCustomer(ctx, sessionId)
   const now = ctx.clock.now(merchant.id)
-  if (session.status !== 'pending') throw new ApiError(409, 'invalid_state', `This Checkout Session is already ${session.status}.`)
+  if (session.status !== 'pending') throw apiError('invalid_state', `This Checkout Session is already ${session.status}.`)
   const currentId = session.paymentIntentIds.at(-1)
   let intent = currentId === undefined ? undefined : ctx.store.get('paymentIntents', currentId)
   const invoice = session.invoiceId === null ? undefined : ctx.store.get('invoices', session.invoiceId)
-  if (invoice && invoice.status !== 'sent') throw new ApiError(409, 'invalid_state', `Invoice ${invoice.number} is ${invoice.status}; it can no longer be paid.`)
+  if (invoice && invoice.status !== 'sent') throw apiError('invalid_state', `Invoice ${invoice.number} is ${invoice.status}; it can no longer be paid.`)
   if (!intent) {
-    if (isExpired(session, now)) throw new ApiError(409, 'invalid_state', 'This Checkout Session has expired; no payment can start.')
+    if (isExpired(session, now)) throw apiError('invalid_state', 'This Checkout Session has expired; no payment can start.')
     if (session.mode === 'live' && !merchant.settings.liveProviders) {
-      throw new ApiError(409, 'live_mode_unavailable', 'No Provider takes live payments for this account right now.')
+      throw apiError('live_mode_unavailable', 'No Provider takes live payments for this account right now.')
     }
     intent = {
       id: newId('pi'),
@@ -314,7 +315,7 @@ export function paySession(ctx: ServiceContext, sessionId: string, request: PayS
     ctx.store.put('checkoutSessions', { ...session, paymentIntentIds: [...session.paymentIntentIds, intent.id] })
     recordEvent(ctx, merchant.id, session.mode, 'payment.processing', presentPaymentIntent(intent))
   } else if (request.outcome === 'processing') {
-    throw new ApiError(409, 'invalid_state', `Payment ${intent.id} is already processing; finish it with "succeeded" or "failed".`)
+    throw apiError('invalid_state', `Payment ${intent.id} is already processing; finish it with "succeeded" or "failed".`)
   }
   let current = ctx.store.get('checkoutSessions', session.id)!
   if (request.outcome !== 'processing') {

@@ -1,5 +1,5 @@
+import { apiError } from '../domain/error-catalog.js'
 import { createHash } from 'node:crypto'
-import { ApiError } from '../../src/errors.js'
 import type { Caller, ServiceContext } from '../context.js'
 
 export type { IdempotencyRecord } from '../domain/records.js'
@@ -37,12 +37,7 @@ export function runIdempotent<R, B>(
   const stored = ctx.store.get('idempotency', id)
   if (stored && now < stored.expiresAt) {
     if (!sameRequest(stored.request as R, request)) {
-      throw new ApiError(
-        409,
-        'idempotency_key_reused',
-        'This Idempotency-Key was already used with a different request; use a new key for a new request.',
-        'Idempotency-Key',
-      )
+      throw apiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.', { param: 'Idempotency-Key' })
     }
     const body = stored.response === undefined ? stored.body : JSON.parse(stored.response)
     return { status: stored.status, body: body as B, replayed: true }

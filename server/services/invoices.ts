@@ -1,4 +1,5 @@
-import { ApiError, invalidRequest, invalidState, notFound } from '../../src/errors.js'
+import { apiError } from '../domain/error-catalog.js'
+import { invalidRequest, invalidState, notFound } from '../../src/errors.js'
 import type {
   CreateInvoiceRequest,
   Invoice,
@@ -32,7 +33,7 @@ export const INVOICE_ID_COUNTER = 'invoiceId'
 
 /** Invoices are for Business accounts, on every route, checked before anything else (spec). */
 export function requireBusiness(caller: Caller): void {
-  if (caller.merchant.tier !== 'business') throw new ApiError(403, 'business_only', 'Invoices need a Business account.')
+  if (caller.merchant.tier !== 'business') throw apiError('business_only', 'Invoices need a Business account.')
 }
 
 export const present = (ctx: ServiceContext, invoice: InvoiceRecord): Invoice =>
@@ -123,7 +124,7 @@ function openSessions(ctx: ServiceContext, invoice: InvoiceRecord): CheckoutSess
 export function sendInvoice(ctx: ServiceContext, caller: Caller, id: string, key: string): IdempotentResult<Invoice> {
   const invoice = ownInvoice(ctx, caller, id)
   return runIdempotent(ctx, { caller, route: `POST /v1/invoices/${invoice.invoiceId}/send`, key }, null, anyRequest, () => {
-    transitionInvoice(invoice, 'sent')
+    const transitioned = transitionInvoice(invoice, 'sent', ctx.clock.now(caller.merchant.id))
     checkCap(invoice)
     const merchant = ctx.store.get('merchants', caller.merchant.id)!
     const { invoicePrefix } = merchant.settings
@@ -139,12 +140,7 @@ export function sendInvoice(ctx: ServiceContext, caller: Caller, id: string, key
       invoiceLastNumber: { ...merchant.settings.invoiceLastNumber, [caller.mode]: n },
     }
     ctx.store.put('merchants', { ...merchant, settings })
-    const sent: InvoiceRecord = {
-      ...invoice,
-      status: 'sent',
-      number: formatInvoiceNumber(invoicePrefix, n),
-      sentAt: ctx.clock.now(caller.merchant.id),
-    }
+    const sent: InvoiceRecord = { ...transitioned, number: formatInvoiceNumber(invoicePrefix, n) }
     ctx.store.put('invoices', sent)
     return { status: 200, body: present(ctx, sent) }
   })
@@ -154,14 +150,13 @@ export function sendInvoice(ctx: ServiceContext, caller: Caller, id: string, key
 export function voidInvoice(ctx: ServiceContext, caller: Caller, id: string, key: string): IdempotentResult<Invoice> {
   const invoice = ownInvoice(ctx, caller, id)
   return runIdempotent(ctx, { caller, route: `POST /v1/invoices/${invoice.invoiceId}/void`, key }, null, anyRequest, () => {
-    transitionInvoice(invoice, 'void')
+    const voided = transitionInvoice(invoice, 'void', ctx.clock.now(caller.merchant.id))
     checkCap(invoice)
     const sessions = openSessions(ctx, invoice)
     if (sessions.some(paymentStarted)) {
-      throw new ApiError(409, 'payment_in_progress', 'The customer is paying this Invoice; it cannot be voided now.')
+      throw apiError('payment_in_progress', 'The customer is paying this Invoice; it cannot be voided now.')
     }
     for (const session of sessions) endSession(ctx, session, 'cancelled')
-    const voided: InvoiceRecord = { ...invoice, status: 'void', voidedAt: ctx.clock.now(caller.merchant.id) }
     ctx.store.put('invoices', voided)
     return { status: 200, body: present(ctx, voided) }
   })
@@ -170,7 +165,7 @@ export function voidInvoice(ctx: ServiceContext, caller: Caller, id: string, key
 /** Only drafts can be edited, from the dashboard (spec). The cap is left to send, so an over-cap draft can exist. */
 export function updateDraft(ctx: ServiceContext, caller: Caller, id: string, patch: UpdateInvoiceRequest): Invoice {
   const invoice = ownInvoice(ctx, caller, id)
-  if (invoice.status !== 'draft') throw new ApiError(409, 'invalid_state', `Invoice ${invoice.invoiceId} is ${invoice.status}; only a draft can be edited.`)
+  if (invoice.status !== 'draft') throw apiError('invalid_state', `Invoice ${invoice.invoiceId} is ${invoice.status}; only a draft can be edited.`)
   // As on create, a tax label needs a percent: a patch that adds the label brings the percent along.
   if (typeof patch.taxLabel === 'string' && patch.taxPercent === undefined && invoice.taxLabel === null) {
     throw invalidRequest('taxPercent is required with taxLabel.', 'taxPercent')
@@ -203,7 +198,7 @@ export function invoiceForCustomer(ctx: ServiceContext, token: string): { invoic
  * that leads back to the invoice page.
  */
 export function checkoutForInvoice(ctx: ServiceContext, invoice: InvoiceRecord): CheckoutSessionRecord {
-  if (invoice.status !== 'sent') throw new ApiError(409, 'invalid_state', `Invoice ${invoice.number} is ${invoice.status}; it can no longer be paid.`)
+  if (invoice.status !== 'sent') throw apiError('invalid_state', `Invoice ${invoice.number} is ${invoice.status}; it can no longer be paid.`)
   const merchant = ctx.store.get('merchants', invoice.merchantId)!
   const now = ctx.clock.now(merchant.id)
   const open = openSessions(ctx, invoice).find((session) => paymentStarted(session) || !isExpired(session, now))
@@ -225,7 +220,7 @@ export function checkoutForInvoice(ctx: ServiceContext, invoice: InvoiceRecord):
   return session
 }
 
-/** The customer stand-in for invoices (contract §6): pays through the invoice's Checkout Session. */
+/** The customer stand-in for invoices (docs/simulator.md, "Payments"): pays through the invoice's Checkout Session. */
 export function payInvoice(ctx: ServiceContext, caller: Caller, id: string, request: PaySessionRequest): PayResponse {
   const session = checkoutForInvoice(ctx, ownInvoice(ctx, caller, id))
   return paySession(ctx, session.id, request)

@@ -1,4 +1,5 @@
-import { ApiError, invalidRequest, notFound } from '../../src/errors.js'
+import { apiError } from '../domain/error-catalog.js'
+import { invalidRequest, notFound } from '../../src/errors.js'
 import type { ListPayoutsQuery, Mode, Payout, PayoutList } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
@@ -76,10 +77,10 @@ const describePayout = (payout: PayoutRecord): string => `${payout.mode} Payout 
 export function requestPayout(ctx: ServiceContext, caller: Caller): Payout {
   const merchant = ctx.store.get('merchants', caller.merchant.id)!
   if (merchant.settings.payoutSchedule !== 'manual') {
-    throw new ApiError(409, 'payout_schedule_not_manual', `Payouts follow the ${merchant.settings.payoutSchedule} schedule; set it to manual to request one.`)
+    throw apiError('payout_schedule_not_manual', `Payouts follow the ${merchant.settings.payoutSchedule} schedule; set it to manual to request one.`)
   }
   const payout = sweep(ctx, merchant, caller.mode)
-  if (!payout) throw new ApiError(409, 'no_balance', `The ${caller.mode} balance is zero: there is nothing to pay out.`)
+  if (!payout) throw apiError('no_balance', `The ${caller.mode} balance is zero: there is nothing to pay out.`)
   return presentPayout(payout)
 }
 

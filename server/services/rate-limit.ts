@@ -1,4 +1,4 @@
-import { ApiError } from '../../src/errors.js'
+import { apiError } from '../domain/error-catalog.js'
 import type { KeyType } from '../../src/schemas/index.js'
 
 /** Checkout Session creations per key per minute (spec, Limits). */
@@ -22,14 +22,7 @@ export class RateLimiter {
     }
     if (window.count >= limit) {
       const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000))
-      throw new ApiError(
-        429,
-        'rate_limited',
-        `Too many Checkout Sessions created with this ${type} key: at most ${limit} a minute. Retry in ${retryAfter} s.`,
-        undefined,
-        undefined,
-        { 'Retry-After': String(retryAfter) },
-      )
+      throw apiError('rate_limited', `Too many Checkout Sessions created with this ${type} key: at most ${limit} a minute. Retry in ${retryAfter} s.`, { headers: { 'Retry-After': String(retryAfter) } })
     }
     window.count++
   }

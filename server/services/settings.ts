@@ -1,5 +1,6 @@
+import { apiError } from '../domain/error-catalog.js'
 import { isDeepStrictEqual } from 'node:util'
-import { ApiError, invalidRequest } from '../../src/errors.js'
+import { invalidRequest } from '../../src/errors.js'
 import type { Settings, UpdateSettingsRequest } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
@@ -33,12 +34,7 @@ export function updateSettings(ctx: ServiceContext, caller: Caller, patch: Updat
     }
   }
   if (patch.liveProviders === true && !merchant.liveUnlocked) {
-    throw new ApiError(
-      409,
-      'verification_required',
-      'Live Providers can be switched on once verification is approved.',
-      'liveProviders',
-    )
+    throw apiError('verification_required', 'Live Providers can be switched on once verification is approved.', { param: 'liveProviders' })
   }
   const lastUsed = merchant.settings.invoiceLastNumber[mode]
   if (patch.invoiceNextNumber !== undefined && patch.invoiceNextNumber <= lastUsed) {

@@ -23,7 +23,7 @@ export function submitVerification(ctx: ServiceContext, caller: Caller, request:
 
 /**
  * The reviewer's approval unlocks live mode: live Providers on, and the first
- * live key pair returned once (contract §7).
+ * live key pair returned once (docs/simulator.md, "Verification").
  */
 export function approveVerification(ctx: ServiceContext, caller: Caller): ApproveVerificationResponse {
   const merchant = getMerchant(ctx, caller.merchant.id)

@@ -71,7 +71,6 @@ export abstract class BaseCommand<T> extends Command {
     this.log(rows.length === 0 ? whenEmpty : formatTable(rows, columns, this.colors))
   }
 
-  /** A line for the reader's attention, such as "shown once" warnings. */
   /**
    * Opens `url` in the browser on a terminal; prints it instead with
    * `print`, with --json, when stdout is a pipe (a script wants the URL, not
@@ -90,6 +89,7 @@ export abstract class BaseCommand<T> extends Command {
     this.log(url)
   }
 
+  /** A line for the reader's attention, such as "shown once" warnings. */
   protected printNotice(text: string): void {
     this.log(this.colors.yellow(text))
   }

@@ -14,7 +14,6 @@ export type QuoteCurrency = z.infer<typeof quoteCurrencySchema>
 export const providerSchema = z.enum(['card', 'mpaisa', 'mycash'])
 export type Provider = z.infer<typeof providerSchema>
 
-
 export const METADATA_MAX_PAIRS = 20
 export const METADATA_MAX_KEY = 40
 export const METADATA_MAX_VALUE = 500
@@ -106,7 +105,7 @@ export const checkoutSessionListSchema = z.object({
 })
 export type CheckoutSessionList = z.infer<typeof checkoutSessionListSchema>
 
-/** The customer stand-in (contract §6). */
+/** The customer stand-in (docs/simulator.md, "Payments"). */
 export const paySessionRequestSchema = z.strictObject({
   outcome: z.enum(['succeeded', 'failed', 'processing']),
   provider: providerSchema.optional(),
@@ -135,8 +134,10 @@ export const payResponseSchema = z.object({
 })
 export type PayResponse = z.infer<typeof payResponseSchema>
 
-/** Quote rates: FJD per unit, decimal strings with up to 6 places. */
-/** More than 0 in the pattern itself (not a refinement), so the document says it too. */
+/**
+ * A quote rate: FJD per unit, a decimal string with up to 6 places, more than
+ * 0 in the pattern itself (not a refinement), so the document says it too.
+ */
 export const rateStringSchema = z.string().regex(/^([1-9][0-9]{0,3}(\.[0-9]{1,6})?|0\.(?=[0-9]*[1-9])[0-9]{1,6})$/, 'must be a decimal more than 0, like 2.2500')
 export const ratesSchema = z.object({
   USD: z.object({ rate: z.string(), asOf: timestampSchema }),

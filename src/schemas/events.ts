@@ -6,7 +6,7 @@ export { EVENT_TYPES } from './enums.js'
 export const eventTypeSchema = z.enum(EVENT_TYPES)
 export type EventType = z.infer<typeof eventTypeSchema>
 
-/** The webhook payload (contract §8); `data.object` is the resource as the API returns it. */
+/** The webhook payload (docs/webhooks.md); `data.object` is the resource as the API returns it. */
 export const eventSchema = z.object({
   event_id: z.string(),
   type: eventTypeSchema,

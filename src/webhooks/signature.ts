@@ -15,7 +15,7 @@ export function computeSignature(secret: string, timestampSeconds: number, rawBo
 /**
  * The headers of one delivery. With more than one secret (a rotation's
  * 72-hour overlap) the signature header carries one `v1=` per secret, newest
- * first: `v1=<new>,v1=<old>` (contract §8).
+ * first: `v1=<new>,v1=<old>` (docs/webhooks.md).
  */
 export function signedHeaders(
   secrets: readonly string[],

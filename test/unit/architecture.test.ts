@@ -1,4 +1,5 @@
 import { ESLint } from 'eslint'
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -74,6 +75,52 @@ function cycles(graph: Map<string, string[]>): string[][] {
   for (const file of graph.keys()) if (!state.has(file)) walk(file)
   return found
 }
+
+describe('the lint keeps time and chance in one place each', () => {
+  it.each([
+    ["import { randomBytes } from 'node:crypto'\nexport const token = randomBytes(32)", 'server/ids.ts'],
+    ['export const token = crypto.randomUUID()', 'server/ids.ts'],
+    ['export const pick = Math.random()', 'server/ids.ts'],
+    ['export const now = new Date()', 'the injected clock'],
+    ['export const now = Date.now()', 'the injected clock'],
+  ])('%s fails in server/services', async (code, message) => {
+    expect((await lintAs('server/services/new-service.ts', `${code}\n`)).join('\n')).toContain(message)
+  })
+
+  it('lets server/ids.ts draw random bytes, and any file read a given time', async () => {
+    expect(await lintAs('server/ids.ts', "import { randomFillSync } from 'node:crypto'\nexport const fill = randomFillSync\n")).toEqual([])
+    expect(await lintAs('server/services/new-service.ts', 'export const at = (ms: number) => new Date(ms).toISOString()\n')).toEqual([])
+  })
+})
+
+/** Tracked text files, as a clone has them. */
+function trackedFiles(): string[] {
+  return execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\n')
+    .filter((file) => file && existsSync(path.join(ROOT, file)) && !/\.(png|pdf|ttf|ico|tgz)$/.test(file) && file !== 'package-lock.json')
+}
+
+describe('the house rules of the repository', () => {
+  it('cites no document it does not ship', () => {
+    // Built so that this file does not match itself.
+    const outside = new RegExp(['contract', ' §|contract\\.md'].join(''))
+    expect(trackedFiles().filter((file) => outside.test(readFileSync(path.join(ROOT, file), 'utf8')))).toEqual([])
+  })
+
+  it('keeps each route file under 250 lines, parsing nothing by hand', () => {
+    const routes = readdirSync(path.join(ROOT, 'server/http/routes'), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'))
+    for (const name of routes) {
+      const text = readFileSync(path.join(ROOT, 'server/http/routes', name), 'utf8')
+      expect(text.split('\n').length, name).toBeLessThanOrEqual(250)
+      expect(text, name).not.toContain('parseWith(')
+    }
+  })
+
+  it('starts the HTTP suites\' simulators through useTestServer()', () => {
+    const byHand = readdirSync(path.join(ROOT, 'test/http')).filter((name) => readFileSync(path.join(ROOT, 'test/http', name), 'utf8').includes('startTestServer('))
+    expect(byHand).toEqual([])
+  })
+})
 
 describe('the import graph', () => {
   it('has no cycle', () => {

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express'
 import { ApiError } from '../../../src/errors.js'
 import type { Mode } from '../../../src/schemas/index.js'
+import { apiError } from '../../domain/error-catalog.js'
 import { runCommitted } from '../handle.js'
 import type { Caller, ServiceContext } from '../../context.js'
 import { keyStillUsable } from '../../services/api-keys.js'
@@ -136,13 +137,13 @@ const multipart = express.raw({ type: 'multipart/form-data', limit: MULTIPART_LI
 async function parseMultipart(req: Request): Promise<ActionInput> {
   const contentType = req.get('content-type') ?? ''
   if (!Buffer.isBuffer(req.body) || !contentType.startsWith('multipart/form-data')) {
-    throw new ApiError(400, 'invalid_request', 'Send this form as multipart/form-data.')
+    throw apiError('invalid_request', 'Send this form as multipart/form-data.')
   }
   let form: FormData
   try {
     form = await new Response(req.body, { headers: { 'content-type': contentType } }).formData()
   } catch {
-    throw new ApiError(400, 'invalid_request', 'The form upload could not be read.')
+    throw apiError('invalid_request', 'The form upload could not be read.')
   }
   const input: ActionInput = { fields: {}, files: {} }
   for (const [name, value] of form.entries()) {
@@ -290,7 +291,7 @@ export class DashboardKit {
         return
       }
       if (!sameToken(input.fields._csrf ?? '', dash.session.csrfToken) || !sameOrigin(req)) {
-        this.sendError(res, dash, new ApiError(403, 'csrf_failed', 'This form has expired or did not come from the dashboard. Reload the page and try again.'))
+        this.sendError(res, dash, apiError('csrf_failed', 'This form has expired or did not come from the dashboard. Reload the page and try again.'))
         return
       }
       const back = backPath(input.fields._back)

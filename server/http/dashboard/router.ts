@@ -1,9 +1,9 @@
+import { apiError } from '../../domain/error-catalog.js'
 import express, { Router, type Request, type Response } from 'express'
-import { randomBytes } from 'node:crypto'
-import { ApiError } from '../../../src/errors.js'
 import { dashboardLoginLinkSchema, emptyBodySchema, modeSchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { parseKeyPrefix } from '../../domain/api-key.js'
+import { newToken } from '../../ids.js'
 import { findUsableKey, keyStillUsable } from '../../services/api-keys.js'
 import { safe } from '../../templates.js'
 import { apiRoutes } from '../api-route.js'
@@ -46,7 +46,7 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
   })
 
   const signInPage = (res: Response, status: number, error?: string): void => {
-    const csrf = randomBytes(32).toString('base64url')
+    const csrf = newToken()
     res.append('Set-Cookie', `${SIGN_IN_COOKIE}=${csrf}; ${cookieAttributes}`)
     const content = kit.render('sign-in', {
       action: dashPath('/sign-in'),
@@ -111,12 +111,12 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
 
   kit.action(router, '/mode', (_req, dash, input) => {
     const mode = modeSchema.safeParse(input.fields.mode)
-    if (!mode.success) throw new ApiError(400, 'invalid_request', 'Choose test or live data.', 'mode')
+    if (!mode.success) throw apiError('invalid_request', 'Choose test or live data.', { param: 'mode' })
     if (mode.data === 'live' && !dash.caller.merchant.liveUnlocked) {
-      throw new ApiError(403, 'live_mode_locked', 'Live data appears once verification is approved (Settings).')
+      throw apiError('live_mode_locked', 'Live data appears once verification is approved (Settings).')
     }
     if (mode.data === 'live' && !dash.session.liveAccess) {
-      throw new ApiError(403, 'live_key_required', 'Sign in with a live secret key (sk_live_…) to see live data.')
+      throw apiError('live_key_required', 'Sign in with a live secret key (sk_live_…) to see live data.')
     }
     dash.session.mode = mode.data
     return { redirect: dashPath(), flash: { tone: 'ok', text: mode.data === 'live' ? 'Showing live data.' : 'Showing test data.' } }
@@ -132,7 +132,7 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
   registerOutboxPages(kit, router)
 
   kit.page(router, '/*splat', () => {
-    throw new ApiError(404, 'not_found', 'No such dashboard page.')
+    throw apiError('not_found', 'No such dashboard page.')
   })
   return router
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
 import type { Mode } from '../../../src/schemas/index.js'
 import type { ApiKeyRecord } from '../../domain/api-key.js'
+import { newToken } from '../../ids.js'
 
 /** A one-time login link lives this long: long enough to reach a browser, short enough to be useless in a log. */
 export const LOGIN_LINK_TTL_MS = 5 * 60_000
@@ -39,8 +39,6 @@ interface LoginLink {
   key: ApiKeyRecord
   expiresAt: number
 }
-
-const newToken = (): string => randomBytes(32).toString('base64url')
 
 /**
  * Dashboard sign-ins, in memory: a restart of the simulator signs everyone

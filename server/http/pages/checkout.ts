@@ -1,3 +1,4 @@
+import { apiError } from '../../domain/error-catalog.js'
 import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express'
 import { z } from 'zod'
 import { ApiError, invalidRequest } from '../../../src/errors.js'
@@ -19,7 +20,7 @@ import { htmlPageHeaders } from './headers.js'
 import { formatFjd } from '../../../src/money.js'
 
 /**
- * The hosted checkout (contract §6): `GET /pay/{id}` is the page the
+ * The hosted checkout (docs/simulator.md, "Payments"): `GET /pay/{id}` is the page the
  * merchant redirects the customer to. Server-rendered HTML, no JavaScript,
  * every merchant-supplied string escaped by the template engine.
  */
@@ -346,7 +347,7 @@ export function checkoutPagesRouter(ctx: ServiceContext): Router {
   )
   router.use(
     pageRoute(ctx, () => {
-      throw new ApiError(404, 'not_found', 'No such page.')
+      throw apiError('not_found', 'No such page.')
     }),
   )
   // Errors raised before a route runs (the form parser): still an HTML page.

@@ -1,3 +1,4 @@
+import { apiError } from '../../domain/error-catalog.js'
 import { Router, type Request, type RequestHandler, type Response } from 'express'
 import { ApiError } from '../../../src/errors.js'
 import { runCommitted } from '../handle.js'
@@ -11,7 +12,7 @@ import { safe, type SafeHtml, type TemplateValue } from '../../templates.js'
 import { securityHeaders } from './checkout.js'
 
 /**
- * The hosted invoice (contract §6): `GET /i/{token}` is the Invoice's `url`,
+ * The hosted invoice (docs/simulator.md, "Payments"): `GET /i/{token}` is the Invoice's `url`,
  * where the customer reads it, downloads the PDF and pays. Server-rendered
  * HTML without JavaScript, every merchant and customer string escaped by the
  * template engine. It wears the hosted checkout's look: its stylesheet and
@@ -19,7 +20,7 @@ import { securityHeaders } from './checkout.js'
  * and invoice.css adds only the invoice's own parts.
  */
 
-/** The checkout router's stylesheet; `/pay` is fixed by the contract (hostedUrl is `{base}/pay/{id}`). */
+/** The checkout router's stylesheet; `/pay` is fixed: a session's hostedUrl is `{base}/pay/{id}` (docs/hosted-checkout.md). */
 const CHECKOUT_STYLESHEET = '/pay/assets/checkout.css'
 
 interface Page {
@@ -214,7 +215,7 @@ export function invoicePagesRouter(ctx: ServiceContext): Router {
   )
   router.use(
     pageRoute(ctx, () => {
-      throw new ApiError(404, 'not_found', 'No such page.')
+      throw apiError('not_found', 'No such page.')
     }),
   )
   return router

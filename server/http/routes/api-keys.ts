@@ -10,7 +10,7 @@ import type { ServiceContext } from '../../context.js'
 import { createKey, listKeys, revokeKey, rotateKey } from '../../services/api-keys.js'
 import { apiRoutes } from '../api-route.js'
 
-/** `/api-keys`, mounted with and without `/v1` (contract §3). */
+/** `/api-keys`, mounted with and without `/v1` (docs/simulator.md, "Merchants and keys"). */
 export function apiKeysRouter(ctx: ServiceContext): Router {
   const router = Router()
   const route = apiRoutes(router, ctx)

@@ -1,5 +1,5 @@
+import { apiError } from '../../domain/error-catalog.js'
 import { Router } from 'express'
-import { ApiError } from '../../../src/errors.js'
 import { listPayoutsQuerySchema, payoutListSchema, payoutSchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { getPayout, listPayouts } from '../../services/payouts.js'
@@ -41,14 +41,7 @@ export function payoutsRouter(ctx: ServiceContext): Router {
       authenticated,
       (req, _res, next) => {
         next(
-          new ApiError(
-            405,
-            'method_not_allowed',
-            `${req.method} is not allowed here: Payouts cannot be created or changed through the API; they come from the payout schedule or a dashboard request.`,
-            undefined,
-            undefined,
-            { Allow: 'GET' },
-          ),
+          apiError('method_not_allowed', `${req.method} is not allowed here: Payouts cannot be created or changed through the API; they come from the payout schedule or a dashboard request.`, { headers: { Allow: 'GET' } }),
         )
       },
     )

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../../context.js'
 import { deleteEndpoint, listEndpoints, registerEndpoint, rotateEndpointSecret } from '../../services/webhook-endpoints.js'
 import { apiRoutes } from '../api-route.js'
 
-/** `/webhook-endpoints`, mounted with and without `/v1` (contract §3). */
+/** `/webhook-endpoints`, mounted with and without `/v1` (docs/simulator.md, "Merchants and keys"). */
 export function webhookEndpointsRouter(ctx: ServiceContext): Router {
   const router = Router()
   const route = apiRoutes(router, ctx)

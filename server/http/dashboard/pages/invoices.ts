@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import type { Request, Router } from 'express'
 import { ApiError, invalidRequest } from '../../../../src/errors.js'
 import {
@@ -12,6 +11,7 @@ import {
   type InvoiceItem,
 } from '../../../../src/schemas/index.js'
 
+import { randomBase62 } from '../../../ids.js'
 import { emailInvoice } from '../../../services/invoice-email.js'
 import {
   createInvoice,
@@ -166,7 +166,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
     }
   }
 
-  const idempotencyField = (): SafeHtml => kit.render('hidden', { name: IDEMPOTENCY_FIELD, value: `dash_${randomBytes(18).toString('base64url')}` })
+  const idempotencyField = (): SafeHtml => kit.render('hidden', { name: IDEMPOTENCY_FIELD, value: `dash_${randomBase62(24)}` })
 
   const itemRow = (row: number, item?: InvoiceItem): SafeHtml =>
     kit.render('invoice-item-row', {

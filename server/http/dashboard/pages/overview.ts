@@ -1,5 +1,5 @@
+import { apiError } from '../../../domain/error-catalog.js'
 import type { Router } from 'express'
-import { ApiError } from '../../../../src/errors.js'
 import { parseDuration, formatDuration } from '../../../../src/duration.js'
 import { advanceClockRequestSchema } from '../../../../src/schemas/index.js'
 
@@ -65,7 +65,7 @@ export function registerOverviewPages(kit: DashboardKit, router: Router): void {
     try {
       ms = parseDuration(input.fields.duration ?? '')
     } catch (error) {
-      throw new ApiError(400, 'invalid_request', error instanceof Error ? error.message : String(error), 'duration')
+      throw apiError('invalid_request', error instanceof Error ? error.message : String(error), { param: 'duration' })
     }
     const result = await ctx.clock.advance(dash.caller.merchant.id, parseWith(advanceClockRequestSchema, { ms }))
     const details = result.ran.map((action) => `${formatTime(action.at)} · ${action.description}`)

@@ -62,7 +62,7 @@ interface BalanceChange {
 }
 
 /**
- * The mode's balance over time, rebuilt from what changes it (contract §9):
+ * The mode's balance over time, rebuilt from what changes it (docs/simulator.md, "Balance, settlement and Payouts"):
  * a succeeded payment raises it, a Payout sweeps it, and a failed Payout's
  * amount comes back. The events and Payouts record each at its time.
  */

@@ -1,7 +1,11 @@
+import { ApiError } from '../../src/errors.js'
+
 /**
- * Every error code the HTTP API answers, with its status and when, for the
- * error responses of /openapi.json (docs/simulator.md, Errors). Route specs
- * name codes from here, so a misspelt code fails type-checking.
+ * Every error code the simulator answers, with its status and when: the one
+ * place a code gets its status. Services and routes throw by name through
+ * apiError(), route specs list codes from here, and /openapi.json describes
+ * its error responses from here (docs/simulator.md, Errors), so a misspelt
+ * code fails type-checking and a status cannot drift from its code.
  */
 const CATALOG = {
   invalid_request: {
@@ -30,6 +34,8 @@ const CATALOG = {
     when: 'a `Host` header that is not localhost, an IP address or a name given with `--allowed-host` (DNS rebinding)',
   },
   business_only: { status: 403, when: 'an individual account using what only business accounts have' },
+  csrf_failed: { status: 403, when: 'a dashboard form without its session\'s CSRF token, or from another origin (dashboard only)' },
+  live_mode_locked: { status: 403, when: 'the dashboard switched to live mode before verification unlocked it (dashboard only)' },
   not_found: { status: 404, when: 'no such object for this merchant and mode' },
   method_not_allowed: { status: 405, when: 'a method the path does not take', headers: ['Allow'] },
   invalid_state: { status: 409, when: 'the object is not in a state that allows this' },
@@ -61,3 +67,11 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = CATALOG
 
 /** Response headers the document describes once, in components.headers. */
 export type ResponseHeader = 'X-Request-Id' | 'Idempotent-Replayed' | 'Retry-After' | 'Allow' | 'WWW-Authenticate'
+
+/**
+ * The error for `code`, its status from the catalogue: `apiError('invalid_state', 'Only a draft can be sent.')`.
+ * `param` names the field at fault; `headers` go on the answer (Retry-After, Allow).
+ */
+export function apiError(code: ErrorCode, message: string, options: { param?: string; type?: string; headers?: Record<string, string> } = {}): ApiError {
+  return new ApiError(CATALOG[code].status, code, message, options.param, options.type, options.headers)
+}
