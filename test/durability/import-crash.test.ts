@@ -14,7 +14,8 @@ afterAll(() => rm(dir, { recursive: true, force: true }))
 
 // Issue 12: an import is one journal line, so a crash keeps all of it or none (docs/security.md, "Imports").
 describe('kill -9 during a state import', () => {
-  it('leaves the merchant exactly as before or exactly as after, whenever it strikes', async () => {
+  // Seven restarts of `bula serve`: on a busy machine each takes seconds.
+  it('leaves the merchant exactly as before or exactly as after, whenever it strikes', { timeout: 180_000 }, async () => {
     const dataFile = path.join(dir, 'data.json')
     let serve = await startServe({ dataFile, args: ['--quiet'] })
     const signup = await call(serve.baseUrl, 'POST', '/_sim/merchants', { body: { email: 'crash@example.test', name: 'Crash', tier: 'business' } })
