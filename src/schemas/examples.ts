@@ -234,6 +234,27 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
   },
   deletedApiFaultSchema: { id: 'flt_3xRcMe9Hq2Wd7Ks5JbUy', deleted: true },
   clearedApiFaultsSchema: { deleted: 2 },
+  doctorReportSchema: {
+    mode: 'test',
+    now: 1795651912000,
+    since: 1795648312000,
+    checked: { requests: 42, events: 9, deliveries: 9, checkoutSessions: 3, webhookEndpoints: 1 },
+    findings: [
+      {
+        check: 'create-retried-with-new-key',
+        severity: 'error',
+        title: 'A create was retried with a new Idempotency-Key: 2 Checkout Sessions for one request',
+        rule: 'A retry of a create sends the Idempotency-Key of the first attempt, so the service can answer the first result instead of making a second object.',
+        evidence: [
+          { at: 1795651850911, requestId: 'req_q2VnXbKp0Lw7sTfa9YcE', eventId: null, objectId: 'cs_sFwWBkZzWnJYC9Uxlj5L', note: 'POST /v1/checkout-sessions with key order-1042-a: 201, but the answer was lost (fault lose_response)' },
+          { at: 1795651851160, requestId: 'req_Hc81LpW2xQe5Zs0dNm4K', eventId: null, objectId: 'cs_Jq4vT0aXc9Lm2RbY7eWs', note: 'POST /v1/checkout-sessions with key order-1042-b: 201' },
+        ],
+        fix: 'Make the key once per order (e.g. order-1042) and send the same key on every retry of that create.',
+      },
+    ],
+    errors: 1,
+    warnings: 0,
+  },
   signupRequestSchema: { email: 'owner@bulabites.example.com', name: 'Bula Bites', tier: 'business' },
   signupResponseSchema: {
     merchant: {

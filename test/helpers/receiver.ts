@@ -12,8 +12,8 @@ export interface ReceivedRequest {
 export interface Receiver {
   url: string
   requests: ReceivedRequest[]
-  /** Decides each answer's status; 200 by default. */
-  respondWith(status: (request: ReceivedRequest, index: number) => number): void
+  /** Decides each answer's status (200 by default), and how long to wait before answering. */
+  respondWith(answer: (request: ReceivedRequest, index: number) => number | { status: number; afterMs: number }): void
   /** Resolves once `count` requests have arrived (or rejects after the timeout). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>
   close(): Promise<void>
@@ -22,7 +22,7 @@ export interface Receiver {
 /** A real HTTP receiver on loopback that records what it is sent. */
 export async function startReceiver(path = '/webhooks'): Promise<Receiver> {
   const requests: ReceivedRequest[] = []
-  let status: (request: ReceivedRequest, index: number) => number = () => 200
+  let answer: (request: ReceivedRequest, index: number) => number | { status: number; afterMs: number } = () => 200
   const waiters: (() => void)[] = []
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -30,9 +30,13 @@ export async function startReceiver(path = '/webhooks'): Promise<Receiver> {
     req.on('end', () => {
       const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
       requests.push(request)
-      res.statusCode = status(request, requests.length - 1)
-      res.end(res.statusCode < 300 ? 'ok' : 'receiver says no')
+      const decided = answer(request, requests.length - 1)
+      const { status, afterMs } = typeof decided === 'number' ? { status: decided, afterMs: 0 } : decided
       for (const wake of waiters.splice(0)) wake()
+      setTimeout(() => {
+        res.statusCode = status
+        res.end(status < 300 ? 'ok' : 'receiver says no')
+      }, afterMs)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -41,7 +45,7 @@ export async function startReceiver(path = '/webhooks'): Promise<Receiver> {
     url: `http://127.0.0.1:${port}${path}`,
     requests,
     respondWith: (fn) => {
-      status = fn
+      answer = fn
     },
     waitFor: async (count, timeoutMs = 5000) => {
       const deadline = performance.now() + timeoutMs

@@ -1,6 +1,7 @@
 import { Router } from 'express'
 import type { ServiceContext } from '../../../context.js'
 import { clockRouter } from './clock.js'
+import { doctorRouter } from './doctor.js'
 import { eventsRouter } from './events.js'
 import { faultsRouter } from './faults.js'
 import { healthRouter } from './health.js'
@@ -29,5 +30,6 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
     simPayoutsRouter(ctx),
     webhookFaultsRouter(ctx),
     faultsRouter(ctx),
+    doctorRouter(ctx),
   )
 }
