@@ -37,7 +37,7 @@ export type DoctorFinding = z.infer<typeof doctorFindingSchema>
 
 /**
  * `GET /_sim/doctor`: what the merchant's own traffic of the key's mode says
- * about their integration (docs/doctor.md). Errors first.
+ * about their integration (docs/faults-and-doctor.md). Errors first.
  */
 export const doctorReportSchema = z.object({
   mode: modeSchema,

@@ -13,7 +13,7 @@ export const requestLogEntrySchema = z.object({
   latencyMs: z.number(),
   idempotencyKey: z.string().nullable(),
   requestId: z.string(),
-  /** The API fault injected into this request, if one was (docs/simulator.md, "API faults"). */
+  /** The API fault injected into this request, if one was (docs/faults-and-doctor.md). */
   fault: injectedFaultSchema.nullable(),
 })
 export type RequestLogEntry = z.infer<typeof requestLogEntrySchema>

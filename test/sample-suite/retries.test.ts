@@ -4,7 +4,11 @@
 // with exactly one Checkout Session. A client that makes a new key for each
 // attempt makes two, and doctor says so.
 import { startSimulator, type Simulator, type TestMerchant } from 'bula-tools/testing'
+import { execa } from 'execa'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { packageRoot } from '../../src/package-root.js'
 import { badCreateSession, goodCreateSession, type Shop } from '../helpers/sample-clients.js'
 
 let sim: Simulator
@@ -82,5 +86,40 @@ describe('sim.faults', () => {
     expect(await sim.faults.clear(merchant)).toBe(1)
     await expect(sim.faults.add({ merchant, route: 'POST /v1/charges', action: 'error' })).rejects.toMatchObject({ status: 400, code: 'invalid_request', param: 'route' })
     await expect(sim.faults.remove(merchant, fault.id)).rejects.toMatchObject({ status: 404 })
+  })
+})
+
+describe('the recipe of docs/faults-and-doctor.md', () => {
+  /** The two code blocks of "Test your retries", as one module. */
+  async function recipe(): Promise<string> {
+    const docs = await readFile(path.join(packageRoot(), 'docs', 'faults-and-doctor.md'), 'utf8')
+    const section = docs.slice(docs.indexOf('## Test your retries'), docs.indexOf('## `bula doctor`'))
+    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
+    expect(blocks).toHaveLength(2)
+    return `import assert from 'node:assert/strict'\n${blocks.join('\n')}`
+  }
+
+  /** Runs the module inside the package, where `bula-tools/testing` resolves to the built package. */
+  async function run(code: string) {
+    const file = path.join(packageRoot(), 'test-artifacts', `recipe-${process.pid}-${Date.now()}.mjs`)
+    await mkdir(path.dirname(file), { recursive: true })
+    await writeFile(file, code)
+    try {
+      return await execa('node', [file], { reject: false })
+    } finally {
+      await rm(file, { force: true })
+    }
+  }
+
+  it('runs as written: one session per order through lose_response, reset and 503', async () => {
+    const result = await run(await recipe())
+    expect(result.exitCode, result.stderr).toBe(0)
+  })
+
+  it('fails as the page says with a new key per attempt: four sessions for three orders', async () => {
+    const code = (await recipe()).replace("'idempotency-key': key", "'idempotency-key': crypto.randomUUID()")
+    const result = await run(code)
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toContain('4 !== 3')
   })
 })
