@@ -116,7 +116,7 @@ function capped(items: DoctorEvidence[]): DoctorEvidence[] {
 /** How a request ended, as the client met it. */
 function outcome(request: DoctorRequest): string {
   const made = request.objectId === null ? '' : `, ${request.objectId}`
-  if (request.fault?.action === 'reset') return 'connection closed unanswered, nothing done (fault reset)'
+  if (request.status === 0) return `no answer, nothing done (fault ${request.fault?.action ?? 'reset'})`
   if (request.fault?.action === 'lose_response') return `${request.status}${made} done, but the answer was lost (fault lose_response)`
   if (request.fault?.action === 'error') return `${request.status} (fault error), nothing done`
   if (request.replayed) return `${request.status}${made}, the stored answer replayed`

@@ -93,9 +93,13 @@ export function injectFaults(ctx: ServiceContext): RequestHandler {
       case 'error':
         next(apiError('injected_fault', `Fault ${fault.id} answered this request with ${fault.status}; nothing was changed. Retry it as your client would.`, { status: fault.status ?? undefined }))
         return
-      case 'delay':
-        sleep(fault.delayMs ?? 0).then(() => next(), next)
+      case 'delay': {
+        // A client that gave up waiting has no one to answer: the request is dropped unrun, as a reset would be.
+        let gone = false
+        res.once('close', () => (gone = true))
+        sleep(fault.delayMs ?? 0).then(() => (gone ? undefined : next()), next)
         return
+      }
       case 'reset':
         // Nothing ran: the connection goes before the route does.
         req.socket.destroy()

@@ -41,8 +41,9 @@ export function requestLogging(ctx: ServiceContext, options: { log: (line: strin
       logged = true
       const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100
       const fault = struckFaultOf(res)
-      // A reset runs nothing and answers nothing: 0. A lost answer is logged with what the work came to.
-      const status = fault?.action === 'reset' ? 0 : res.statusCode
+      // A lost answer is logged with what the work came to; a request that ran nothing and answered nothing (a reset,
+      // or a client that left during a delay) with 0.
+      const status = res.writableFinished || fault?.action === 'lose_response' ? res.statusCode : 0
       if (options.logRequests) {
         options.log(`${req.method} ${withoutLoginToken(req.originalUrl)} ${status} ${latencyMs}ms ${requestId}${fault ? ` fault ${fault.action} ${fault.id}` : ''}`)
       }

@@ -8,7 +8,7 @@ export const requestLogEntrySchema = z.object({
   mode: modeSchema,
   method: z.string(),
   path: z.string(),
-  /** The status answered; for a request whose connection an API fault closed, what the work came to (`lose_response`) or 0 (`reset`: nothing ran). */
+  /** The status answered; for a request whose connection an API fault closed, what the work came to (`lose_response`), or 0 when nothing ran (`reset`, or a client that left during a `delay`). */
   status: z.number().int(),
   latencyMs: z.number(),
   idempotencyKey: z.string().nullable(),

@@ -140,6 +140,22 @@ describe('the actions', () => {
     expect(performance.now() - quick).toBeLessThan(300)
   })
 
+  it('delay: a client that gives up waiting gets nothing, and nothing runs', async () => {
+    const { keys, addFault, sessions, log } = await merchant()
+    const fault = await addFault({ route: 'POST /v1/checkout-sessions', action: 'delay', delayMs: 1_000 })
+    await expect(
+      fetch(`${base}/v1/checkout-sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${keys.secret}`, 'content-type': 'application/json', 'idempotency-key': 'order-impatient' },
+        body: JSON.stringify(SESSION),
+        signal: AbortSignal.timeout(200),
+      }),
+    ).rejects.toThrow()
+    await new Promise((resolve) => setTimeout(resolve, 1_200))
+    expect(await sessions()).toEqual([])
+    expect((await log()).find((entry) => entry.fault !== null)).toMatchObject({ status: 0, fault: { id: fault.id, action: 'delay' } })
+  })
+
   it('reset: closes the connection unanswered, and nothing was made', async () => {
     const { keys, addFault, sessions, log } = await merchant()
     const fault = await addFault({ route: 'POST /v1/checkout-sessions', action: 'reset' })
