@@ -4,6 +4,7 @@ import { ClockService } from './clock/clock-service.js'
 import type { WallClock } from './clock/wall-clock.js'
 import type { ApiKeyRecord } from './domain/api-key.js'
 import type { MerchantRecord } from './domain/merchant.js'
+import { ApiFaults } from './services/api-faults.js'
 import { RateLimiter } from './services/rate-limit.js'
 import { RequestLog } from './services/request-log.js'
 import type { Collections } from './store/collections.js'
@@ -26,6 +27,8 @@ export interface ServiceContext {
   /** How long a webhook receiver has to answer one delivery. */
   webhookTimeoutMs: number
   requestLog: RequestLog
+  /** The merchants' API faults (`/_sim/faults`), in memory. */
+  apiFaults: ApiFaults
 }
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000
@@ -56,6 +59,7 @@ export function createServiceContext(options: {
     eventBus,
     webhookTimeoutMs,
     requestLog: new RequestLog(eventBus),
+    apiFaults: new ApiFaults(),
   }
 }
 

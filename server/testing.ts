@@ -1,4 +1,15 @@
-import type { AdvanceClockResponse, Event, EventType, Mode, Tier } from '../src/schemas/index.js'
+import { ApiError } from '../src/errors.js'
+import type {
+  AdvanceClockResponse,
+  ApiFault,
+  CreateApiFaultRequest,
+  DoctorQuery,
+  DoctorReport,
+  Event,
+  EventType,
+  Mode,
+  Tier,
+} from '../src/schemas/index.js'
 import { eventPayload } from './events/payload.js'
 import { signup } from './services/merchants.js'
 import { startServer, type StartOptions } from './start.js'
@@ -20,12 +31,28 @@ export interface MerchantClock {
   advanceTo(time: number): Promise<AdvanceClockResponse>
 }
 
+/**
+ * API faults of a merchant's test mode, for testing how your client survives
+ * them (docs/faults-and-doctor.md): `sim.faults.add({ merchant: shop, route:
+ * 'POST /v1/checkout-sessions', action: 'lose_response' })`.
+ */
+export interface SimulatorFaults {
+  add(fault: CreateApiFaultRequest & { merchant: TestMerchant }): Promise<ApiFault>
+  list(merchant: TestMerchant): Promise<ApiFault[]>
+  remove(merchant: TestMerchant, id: string): Promise<void>
+  /** Removes every fault of the merchant's test mode; returns how many there were. */
+  clear(merchant: TestMerchant): Promise<number>
+}
+
 export interface Simulator {
   baseUrl: string
   createMerchant(tier?: Tier, details?: { name?: string; email?: string }): Promise<TestMerchant>
   clock(merchant: TestMerchant | string): MerchantClock
   /** The merchant's recorded events, oldest first (test mode unless asked). */
   events(merchant: TestMerchant | string, filter?: { type?: EventType; mode?: Mode }): Event[]
+  faults: SimulatorFaults
+  /** `bula doctor` on the merchant's test traffic: what your integration did that will hurt in production. */
+  doctor(merchant: TestMerchant, query?: DoctorQuery): Promise<DoctorReport>
   close(): Promise<void>
 }
 
@@ -44,6 +71,23 @@ export interface StartSimulatorOptions {
 }
 
 const idOf = (merchant: TestMerchant | string): string => (typeof merchant === 'string' ? merchant : merchant.id)
+
+/**
+ * A call to the simulator's own HTTP surface with the merchant's test key:
+ * faults and doctor go through the routes a client would use, with their
+ * checks (a route the API does not declare is refused there), and an error
+ * answer is thrown as the ApiError it describes.
+ */
+async function simCall<T>(baseUrl: string, merchant: TestMerchant, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${merchant.secretKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const answer = (await response.json()) as T & { error?: { code: string; message: string; param?: string } }
+  if (!response.ok) throw new ApiError(response.status, answer.error?.code ?? 'unexpected_response', answer.error?.message ?? `HTTP ${response.status}`, answer.error?.param)
+  return answer
+}
 
 /**
  * A simulator for your own test suite, in this process, on a free port, in
@@ -94,6 +138,16 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
         .filter((event) => filter.type === undefined || event.type === filter.type)
         .map(eventPayload)
     },
+    faults: {
+      add: async ({ merchant, ...fault }) => (await simCall<{ fault: ApiFault }>(server.baseUrl, merchant, 'POST', '/_sim/faults', fault)).fault,
+      list: async (merchant) => (await simCall<{ data: ApiFault[] }>(server.baseUrl, merchant, 'GET', '/_sim/faults')).data,
+      remove: async (merchant, id) => {
+        await simCall(server.baseUrl, merchant, 'DELETE', `/_sim/faults/${encodeURIComponent(id)}`)
+      },
+      clear: async (merchant) => (await simCall<{ deleted: number }>(server.baseUrl, merchant, 'DELETE', '/_sim/faults')).deleted,
+    },
+    doctor: (merchant, query = {}) =>
+      simCall<DoctorReport>(server.baseUrl, merchant, 'GET', `/_sim/doctor${query.sinceMs === undefined ? '' : `?sinceMs=${query.sinceMs}`}`),
     close: () => server.close(),
   }
 }

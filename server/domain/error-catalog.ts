@@ -49,6 +49,11 @@ const CATALOG = {
   payload_too_large: { status: 413, when: 'a body over 1 MiB' },
   unsupported_media_type: { status: 415, when: 'a body that is not `application/json`; `param` is `Content-Type`' },
   rate_limited: { status: 429, when: 'too many Checkout Sessions created with this key this minute', headers: ['Retry-After'] },
+  injected_fault: {
+    status: 503,
+    otherStatuses: [500, 502, 504],
+    when: 'an `error` fault set with `POST /_sim/faults` for this route, merchant and mode (500, 502, 503 or 504, as it was set); nothing was changed',
+  },
   internal_error: { status: 500, when: 'a bug in the simulator (the stack trace goes to its log, never into the body)' },
   storage_unavailable: { status: 503, when: 'the change could not be written to disk, so it is not confirmed' },
 } as const satisfies Record<string, ErrorCodeInfo>
@@ -57,6 +62,8 @@ export type ErrorCode = keyof typeof CATALOG
 
 export interface ErrorCodeInfo {
   status: number
+  /** Statuses the code may also come with: only an injected fault's, which the merchant chooses. */
+  otherStatuses?: readonly number[]
   /** Completes "`code`: …" in the document. */
   when: string
   /** Response headers that come with the code, beyond X-Request-Id. */
@@ -68,10 +75,23 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = CATALOG
 /** Response headers the document describes once, in components.headers. */
 export type ResponseHeader = 'X-Request-Id' | 'Idempotent-Replayed' | 'Retry-After' | 'Allow' | 'WWW-Authenticate'
 
+/** Every status `code` comes with: its own, then any other the catalogue allows. */
+export const statusesOf = (code: ErrorCode): readonly number[] => {
+  const info: ErrorCodeInfo = CATALOG[code]
+  return [info.status, ...(info.otherStatuses ?? [])]
+}
+
 /**
  * The error for `code`, its status from the catalogue: `apiError('invalid_state', 'Only a draft can be sent.')`.
- * `param` names the field at fault; `headers` go on the answer (Retry-After, Allow).
+ * `param` names the field at fault; `headers` go on the answer (Retry-After, Allow); `status` picks
+ * another of the statuses the catalogue allows the code (an injected fault's).
  */
-export function apiError(code: ErrorCode, message: string, options: { param?: string; type?: string; headers?: Record<string, string> } = {}): ApiError {
-  return new ApiError(CATALOG[code].status, code, message, options.param, options.type, options.headers)
+export function apiError(
+  code: ErrorCode,
+  message: string,
+  options: { param?: string; type?: string; headers?: Record<string, string>; status?: number } = {},
+): ApiError {
+  const status = options.status ?? CATALOG[code].status
+  if (!statusesOf(code).includes(status)) throw new Error(`${code} is not catalogued with status ${status}`)
+  return new ApiError(status, code, message, options.param, options.type, options.headers)
 }

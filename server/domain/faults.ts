@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto'
 import type { WebhookFaults } from '../../src/schemas/index.js'
 
-/** A uniform draw in [0, 1) from the seed, the delivery's number and a label: repeatable, and independent per label. */
-function draw(seed: number, n: number, label: string): number {
+/**
+ * A uniform draw in [0, 1) from the seed, a count and a label: repeatable,
+ * and independent per label. A hash of what it is given, not randomness:
+ * the same seed must give the same faults in every run, which the system
+ * CSPRNG (server/ids.ts, the one module that draws random bytes) cannot.
+ * Webhook delivery faults and API faults both draw here.
+ */
+export function draw(seed: number, n: number, label: string): number {
   return createHash('sha256').update(`${seed}:${n}:${label}`).digest().readUInt32BE(0) / 2 ** 32
 }
 

@@ -5,7 +5,8 @@ import { emptyBodySchema } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { authenticate, callerOf } from './auth.js'
 import { handle, type Reply } from './handle.js'
-import { declareRoute, type RouteSpec } from './openapi-routes.js'
+import { injectFaults } from './faults.js'
+import { declareRoute, faultsApply, type RouteSpec } from './openapi-routes.js'
 import { idempotencyKeyOf, parseWith } from './validate.js'
 
 type Parsed<T> = T extends z.ZodType ? z.output<T> : Record<string, never>
@@ -42,6 +43,12 @@ function requireJson(req: Request): void {
   }
 }
 
+/** The id of what an idempotent write made or changed, for the request log: `bula doctor` names the objects a retry duplicated. */
+function recordObjectId(res: Response, reply: Reply | undefined): void {
+  const id = (reply?.body as { id?: unknown } | undefined)?.id
+  if (typeof id === 'string' || typeof id === 'number') res.locals.objectId = String(id)
+}
+
 /**
  * The routes of one router, declared once: each spec is what /openapi.json
  * documents and also what the request is held to, by construction. Before
@@ -67,11 +74,12 @@ export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?
         }
       })
     }
+    if (faultsApply(spec)) before.push(injectFaults(ctx))
     declareRoute(
       router,
       spec,
       ...before,
-      handle(ctx, (req, res) => {
+      handle(ctx, async (req, res) => {
         const key = spec.idempotencyKey ? idempotencyKeyOf(req) : undefined
         const query = parseWith(spec.query ?? emptyBodySchema, req.query, 'query')
         requireJson(req)
@@ -85,7 +93,9 @@ export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?
           params: req.params as Record<string, string>,
           key,
         }
-        return run(input as RouteInput<S>)
+        const reply = await run(input as RouteInput<S>)
+        if (spec.idempotencyKey) recordObjectId(res, reply)
+        return reply
       }),
     )
   }

@@ -1,12 +1,12 @@
 import express, { type Express } from 'express'
-import type { Caller, ServiceContext } from '../context.js'
-import { newId } from '../ids.js'
+import type { ServiceContext } from '../context.js'
 import { dashboardLoginRouter, dashboardRouter } from './dashboard/router.js'
 import { DashboardSessions } from './dashboard/sessions.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { hostCheck } from './host-check.js'
 import { jsonBody } from './json-body.js'
 import { openApiRouter } from './openapi.js'
+import { requestLogging } from './request-logging.js'
 import { checkoutPagesRouter } from './pages/checkout.js'
 import { invoicePagesRouter } from './pages/invoice.js'
 import { apiKeysRouter } from './routes/api-keys.js'
@@ -29,38 +29,12 @@ export interface AppOptions {
   listenHost?: string
 }
 
-/** A dashboard login link works once, but a log line outlives it: the token stays out of the log. */
-const withoutLoginToken = (url: string): string => url.replace(/^\/dashboard\/login\/[^/?#]+/, '/dashboard/login/…')
-
 /** The whole HTTP surface. Never listens: start.ts and tests do. */
 export function createApp({ ctx, version, log, logRequests, listenHost }: AppOptions): Express {
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
-  app.use((req, res, next) => {
-    const requestId = newId('req')
-    res.setHeader('X-Request-Id', requestId)
-    const started = process.hrtime.bigint()
-    res.on('finish', () => {
-      const latencyMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100
-      if (logRequests) log(`${req.method} ${withoutLoginToken(req.originalUrl)} ${res.statusCode} ${latencyMs}ms ${requestId}`)
-      const caller = res.locals.caller as Caller | undefined
-      if (caller) {
-        ctx.requestLog.record({
-          merchantId: caller.merchant.id,
-          at: ctx.clock.now(caller.merchant.id),
-          mode: caller.mode,
-          method: req.method,
-          path: req.originalUrl,
-          status: res.statusCode,
-          latencyMs,
-          idempotencyKey: req.get('idempotency-key') ?? null,
-          requestId,
-        })
-      }
-    })
-    next()
-  })
+  app.use(requestLogging(ctx, { log, logRequests }))
   // Before every route and body parser: nothing answers a name that DNS rebinding could have pointed here.
   app.use(hostCheck(listenHost === undefined ? ctx.allowedHosts : [...ctx.allowedHosts, listenHost.toLowerCase()]))
   app.use(jsonBody())

@@ -45,7 +45,12 @@ export interface RouteSpec {
    * (docs/openapi.md).
    */
   errors?: readonly ErrorCode[]
+  /** False on the routes API faults never touch (`/_sim/faults` itself); they apply to every other route that takes a key. */
+  faults?: false
 }
+
+/** Whether the merchant's API faults (POST /_sim/faults) can touch this route: every route that takes a key, unless it opts out. */
+export const faultsApply = (spec: RouteSpec): boolean => spec.auth !== 'none' && spec.faults !== false
 
 /** `router.all(path)` after the declared methods: every other method on `path` answers `errors`. */
 export interface OtherMethodsSpec {
@@ -88,6 +93,17 @@ function listRoutes(router: Router): ListedRoute[] {
 export function joinPaths(prefix: string, path: string | RegExp): string {
   if (typeof path !== 'string') throw new Error(`A RegExp route path (${String(path)}) cannot be documented; use a string path.`)
   return `${prefix}/${path}`.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1')
+}
+
+/** `/v1/invoices/:id/send` → `/v1/invoices/{id}/send`, and the parameter names. */
+export function openApiPath(expressPath: string): { path: string; params: string[] } {
+  if (/[*?(){}]/.test(expressPath)) throw new Error(`${expressPath}: only plain segments and :params can be documented.`)
+  const params: string[] = []
+  const path = expressPath.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => {
+    params.push(name)
+    return `{${name}}`
+  })
+  return { path, params }
 }
 
 export interface MountedRouter {

@@ -2,12 +2,14 @@ import { Router, type Express } from 'express'
 import { z } from 'zod'
 import * as schemas from '../../src/schemas/index.js'
 import { EXAMPLES } from '../../src/schemas/examples.js'
-import { ERROR_CODES, type ErrorCode, type ResponseHeader } from '../domain/error-catalog.js'
+import { ERROR_CODES, statusesOf, type ErrorCode, type ResponseHeader } from '../domain/error-catalog.js'
 import type { ServiceContext } from '../context.js'
 import { apiRoutes } from './api-route.js'
 import {
+  faultsApply,
   joinPaths,
   mountedRouters,
+  openApiPath,
   specsOf,
   type HttpMethod,
   type OtherMethodsSpec,
@@ -117,17 +119,6 @@ const SECURITY: Record<RouteAuth, JsonObject[]> = {
   'secret-or-publishable': [{ secretKey: [] }, { publishableKey: [] }],
 }
 
-/** `/v1/invoices/:id/send` → `/v1/invoices/{id}/send`, and the parameter names. */
-function openApiPath(expressPath: string): { path: string; params: string[] } {
-  if (/[*?(){}]/.test(expressPath)) throw new Error(`${expressPath}: only plain segments and :params can be documented.`)
-  const params: string[] = []
-  const path = expressPath.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => {
-    params.push(name)
-    return `{${name}}`
-  })
-  return { path, params }
-}
-
 /** An id of each resource a path names, from the recorded examples, so a tool that calls the documented paths has one to fill in. */
 const ID_EXAMPLES: Record<string, string | undefined> = {
   'checkout-sessions': EXAMPLES.checkoutSessionSchema?.id,
@@ -136,6 +127,7 @@ const ID_EXAMPLES: Record<string, string | undefined> = {
   'api-keys': EXAMPLES.createApiKeyResponseSchema?.key.id,
   'webhook-endpoints': EXAMPLES.webhookEndpointResponseSchema?.endpoint.id,
   events: EXAMPLES.eventWithDeliveriesSchema?.event.event_id,
+  faults: EXAMPLES.apiFaultResponseSchema?.fault.id,
 }
 
 /** The path's parameters; each `{id}` with an example id of the resource named before it. */
@@ -171,10 +163,12 @@ const tagOf = (path: string): string => {
 const CATALOG_ORDER = Object.keys(ERROR_CODES) as ErrorCode[]
 
 /** What every route of its kind can answer; the spec adds the route's own codes (docs/openapi.md). */
-function commonErrors(method: HttpMethod, auth: RouteAuth, findsById: boolean, writes: boolean): ErrorCode[] {
+function commonErrors(method: HttpMethod, auth: RouteAuth, findsById: boolean, writes: boolean, faults = false): ErrorCode[] {
   // Every route sits behind the Host check (server/http/host-check.ts).
   const codes: ErrorCode[] = ['invalid_request', 'host_not_allowed', 'internal_error']
   if (auth !== 'none') codes.push('missing_api_key', 'invalid_api_key')
+  // The merchant's own `error` faults (POST /_sim/faults), at the status each was set with.
+  if (faults) codes.push('injected_fault')
   if (auth === 'secret') codes.push('publishable_key_forbidden')
   if (findsById) codes.push('not_found')
   // 413 is listed where a client sends a body; handle() commits every write before answering, hence 503.
@@ -220,8 +214,7 @@ class DocumentBuilder {
   private errorResponses(codes: readonly ErrorCode[]): Record<string, JsonObject> {
     const byStatus = new Map<number, ErrorCode[]>()
     for (const code of CATALOG_ORDER.filter((known) => codes.includes(known))) {
-      const { status } = ERROR_CODES[code]
-      byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+      for (const status of statusesOf(code)) byStatus.set(status, [...(byStatus.get(status) ?? []), code])
     }
     return Object.fromEntries(
       [...byStatus].map(([status, statusCodes]) => {
@@ -257,7 +250,7 @@ class DocumentBuilder {
             // The spec serves the PDF as octet-stream: binary, described as such; a stream is text.
             content: { [spec.response.contentType]: { schema: spec.response.contentType === 'application/octet-stream' ? { type: 'string', format: 'binary' } : { type: 'string' } } },
           }
-    const errors = [...commonErrors(spec.method, spec.auth, params.length > 0, spec.method !== 'get'), ...(spec.errors ?? [])]
+    const errors = [...commonErrors(spec.method, spec.auth, params.length > 0, spec.method !== 'get', faultsApply(spec)), ...(spec.errors ?? [])]
     this.pathItem(path)[spec.method] = {
       operationId: operationId(spec.method, path),
       summary: spec.summary,

@@ -4,8 +4,23 @@ import type { Mode, RequestLogEntry, RequestLogQuery } from '../../src/schemas/i
 /** Entries kept per merchant: enough for a test run, bounded so a long session stays flat in memory. */
 export const REQUEST_LOG_SIZE = 1000
 
+/**
+ * An entry as the simulator keeps it: what the log shows, plus what `bula
+ * doctor` reads and nobody else sees. Never a key, a body or an e-mail:
+ * the key's id, and a digest of an idempotent request.
+ */
 export interface LoggedRequest extends RequestLogEntry {
   merchantId: string
+  /** The id (`key_…`) of the key that made the call: rate limits and Retry-After are per key. */
+  keyId: string
+  /** SHA-256 of the method, path and body (keys sorted), on requests with an Idempotency-Key: tells a retry from another request. */
+  requestDigest: string | null
+  /** The id of what an idempotent write made or changed (`cs_…`, an Invoice's number id). */
+  objectId: string | null
+  /** The answer was a stored one replayed for a repeated Idempotency-Key. */
+  replayed: boolean
+  /** The Retry-After of a 429, in seconds. */
+  retryAfterS: number | null
 }
 
 /**
@@ -30,6 +45,12 @@ export class RequestLog {
     this.bus.emit('request', entry)
   }
 
+  /** The entries `bula doctor` reads: the merchant's of one mode still kept, finished at `since` or later, oldest first. */
+  entries(merchantId: string, mode: Mode, since: number | null): LoggedRequest[] {
+    const entries = this.byMerchant.get(merchantId) ?? []
+    return entries.slice(-REQUEST_LOG_SIZE).filter((entry) => entry.mode === mode && (since === null || entry.at >= since))
+  }
+
   /** Newest first. */
   list(merchantId: string, mode: Mode, query: RequestLogQuery): RequestLogEntry[] {
     const entries = this.byMerchant.get(merchantId) ?? []
@@ -51,4 +72,14 @@ export function matches(entry: RequestLogEntry, query: Pick<RequestLogQuery, 'st
   return query.path === undefined || entry.path.startsWith(query.path)
 }
 
-export const present = ({ merchantId: _m, ...entry }: LoggedRequest): RequestLogEntry => entry
+export const present = (entry: LoggedRequest): RequestLogEntry => ({
+  at: entry.at,
+  mode: entry.mode,
+  method: entry.method,
+  path: entry.path,
+  status: entry.status,
+  latencyMs: entry.latencyMs,
+  idempotencyKey: entry.idempotencyKey,
+  requestId: entry.requestId,
+  fault: entry.fault,
+})

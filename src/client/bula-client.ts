@@ -50,6 +50,13 @@ import type {
   UpdateInvoiceRequest,
   RequestLogQuery,
   requestLogSchema,
+  ApiFault,
+  ApiFaultList,
+  ClearedApiFaults,
+  CreateApiFaultRequest,
+  DeletedApiFault,
+  DoctorQuery,
+  DoctorReport,
 } from '../schemas/index.js'
 
 export type CreateApiKeyResponse = z.infer<typeof createApiKeyResponseSchema>
@@ -461,6 +468,30 @@ export class BulaClient {
     options: { query?: Pick<RequestLogQuery, 'status' | 'path'>; signal?: AbortSignal } = {},
   ): Promise<ReadableStream<Uint8Array>> {
     return this.openSseStream('/_sim/logs/stream', options)
+  }
+
+  /** An API fault for the next requests of the key's merchant and mode to `route` (`*` or `POST /v1/checkout-sessions`). */
+  async addFault(body: CreateApiFaultRequest): Promise<ApiFault> {
+    return (await this.request<{ fault: ApiFault }>({ method: 'POST', path: '/_sim/faults', body })).fault
+  }
+
+  /** The API faults in force for the key's mode, oldest first. */
+  listFaults(): Promise<ApiFaultList> {
+    return this.request({ method: 'GET', path: '/_sim/faults' })
+  }
+
+  removeFault(faultId: string): Promise<DeletedApiFault> {
+    return this.request({ method: 'DELETE', path: `/_sim/faults/${id(faultId)}` })
+  }
+
+  /** Removes every API fault of the key's mode. */
+  clearFaults(): Promise<ClearedApiFaults> {
+    return this.request({ method: 'DELETE', path: '/_sim/faults' })
+  }
+
+  /** What the merchant's own traffic of the key's mode says about the integration (`bula doctor`). */
+  doctor(query: DoctorQuery = {}): Promise<DoctorReport> {
+    return this.request({ method: 'GET', path: '/_sim/doctor', query })
   }
 
   /**

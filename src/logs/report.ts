@@ -9,15 +9,19 @@ const METHOD_WIDTH = 6
 const PATH_WIDTH = 40
 const LATENCY_WIDTH = 9
 
-/** The status coloured by its class: 2xx green, 3xx cyan, 4xx yellow, 5xx red. */
+/** The status coloured by its class: 2xx green, 3xx cyan, 4xx yellow, 5xx red; `---` for no answer at all (a reset fault). */
 function colorStatus(status: number, colors: ChalkInstance): string {
+  if (status === 0) return colors.red('---')
   const paint = status >= 500 ? colors.red : status >= 400 ? colors.yellow : status >= 300 ? colors.cyan : colors.green
   return paint(String(status))
 }
 
-/** `2026-01-02T10:00:00.000Z  test  POST    /v1/checkout-sessions  201  12.5 ms  order-1  req_...`; `-` for no idempotency key. */
+/**
+ * `2026-01-02T10:00:00.000Z  test  POST    /v1/checkout-sessions  201  12.5 ms  order-1  req_...`; `-` for no
+ * idempotency key; a request an API fault struck ends with `FAULT lose_response flt_...`.
+ */
 export function formatRequestLine(entry: RequestLogEntry, colors: ChalkInstance): string {
-  return [
+  const line = [
     formatTime(entry.at),
     entry.mode,
     entry.method.padEnd(METHOD_WIDTH),
@@ -27,6 +31,7 @@ export function formatRequestLine(entry: RequestLogEntry, colors: ChalkInstance)
     entry.idempotencyKey ?? '-',
     entry.requestId,
   ].join('  ')
+  return entry.fault ? `${line}  ${colors.magenta(`FAULT ${entry.fault.action} ${entry.fault.id}`)}` : line
 }
 
 /** One line per call, and one per disconnection or reconnection (a retry failing the same way adds none). */

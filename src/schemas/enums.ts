@@ -19,3 +19,11 @@ export const EVENT_TYPES = [
   'disbursement.sent',
   'disbursement.failed',
 ] as const
+
+/** What an API fault does to a request it matches (docs/faults-and-doctor.md). */
+export const API_FAULT_ACTIONS = ['error', 'delay', 'reset', 'lose_response'] as const
+/** The statuses an `error` fault may answer: the server-side failures a client must retry. */
+export const API_FAULT_STATUSES = [500, 502, 503, 504] as const
+
+/** How much a doctor finding matters: an error fails `bula doctor` (exit 1), a warning does not. */
+export const DOCTOR_SEVERITIES = ['error', 'warning'] as const

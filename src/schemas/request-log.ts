@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { limitQuerySchema, modeSchema, timestampSchema } from './common.js'
+import { injectedFaultSchema } from './faults.js'
 
 export const requestLogEntrySchema = z.object({
   /** Merchant-clock time the request finished. */
@@ -7,10 +8,13 @@ export const requestLogEntrySchema = z.object({
   mode: modeSchema,
   method: z.string(),
   path: z.string(),
+  /** The status answered; for a request whose connection an API fault closed, what the work came to (`lose_response`), or 0 when nothing ran (`reset`, or a client that left during a `delay`). */
   status: z.number().int(),
   latencyMs: z.number(),
   idempotencyKey: z.string().nullable(),
   requestId: z.string(),
+  /** The API fault injected into this request, if one was (docs/faults-and-doctor.md). */
+  fault: injectedFaultSchema.nullable(),
 })
 export type RequestLogEntry = z.infer<typeof requestLogEntrySchema>
 

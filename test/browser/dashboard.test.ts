@@ -219,10 +219,35 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await shoot('email')
   })
 
+  it('adds an API fault from its page, shows the request it struck, and the doctor\'s findings', async () => {
+    await nav('API faults')
+    await page.getByLabel('Route').fill('POST /v1/checkout-sessions')
+    await page.getByLabel('Action').selectOption('lose_response')
+    await button('Add fault').click()
+    await flashSaying(/Added fault flt_\w+: lose_response on POST \/v1\/checkout-sessions/)
+    // The merchant's client loses the answer, and retries with a new key: two sessions.
+    for (const key of ['browser-attempt-1', 'browser-attempt-2']) {
+      await fetch(`${serve.baseUrl}/v1/checkout-sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${merchant.secret}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ amount: 4550, currency: 'FJD', metadata: { order: 'browser' } }),
+      }).catch(() => undefined)
+    }
+    await page.reload()
+    await expect(page.getByRole('row', { name: /POST \/v1\/checkout-sessions .*lose_response flt_/ }).isVisible()).resolves.toBe(true)
+    await shoot('faults')
+    await nav('Doctor')
+    await expect(page.getByRole('heading', { name: /create retried with a new Idempotency-Key/ }).isVisible()).resolves.toBe(true)
+    await page.getByLabel('Window').selectOption('1h')
+    await button('Check').click()
+    await expect(page.getByRole('heading', { name: /create retried with a new Idempotency-Key/ }).isVisible()).resolves.toBe(true)
+    await shoot('doctor')
+  })
+
   it('fits a phone screen on every page and works from the keyboard', async () => {
     const phone = await context.newPage()
     await phone.setViewportSize({ width: 390, height: 844 })
-    for (const path of ['', '/sessions', '/invoices', '/payouts', '/webhooks', '/events', '/developers', '/settings', '/outbox']) {
+    for (const path of ['', '/sessions', '/invoices', '/payouts', '/webhooks', '/events', '/developers', '/settings', '/outbox', '/faults', '/doctor']) {
       await phone.goto(`${serve.baseUrl}/dashboard${path}`)
       // A string, evaluated in the page: the test's own types know no DOM. Scrolling rows (tables, the navigation) may be wider.
       const overflow = await phone.evaluate<string[]>(`[...document.querySelectorAll('body *')]

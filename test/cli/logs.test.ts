@@ -62,6 +62,7 @@ describe('bula logs tail --no-follow', () => {
       latencyMs: expect.any(Number),
       idempotencyKey: 'order-1',
       requestId: expect.stringMatching(/^req_/),
+      fault: null,
     })
     expect((await tail('--status', '4xx')).map((entry) => entry.status)).toEqual([404])
     expect((await tail('--status', '201')).map((entry) => entry.status)).toEqual([201])

@@ -1,5 +1,6 @@
 import { afterAll } from 'vitest'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 
 export interface ReceivedRequest {
@@ -12,36 +13,41 @@ export interface ReceivedRequest {
 export interface Receiver {
   url: string
   requests: ReceivedRequest[]
-  /** Decides each answer's status; 200 by default. */
-  respondWith(status: (request: ReceivedRequest, index: number) => number): void
+  /** Decides each answer's status (200 by default), and how long to wait before answering. */
+  respondWith(answer: (request: ReceivedRequest, index: number) => number | { status: number; afterMs: number }): void
   /** Resolves once `count` requests have arrived (or rejects after the timeout). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>
   close(): Promise<void>
 }
 
-/** A real HTTP receiver on loopback that records what it is sent. */
-export async function startReceiver(path = '/webhooks'): Promise<Receiver> {
+/** A real HTTP receiver on loopback that records what it is sent; HTTPS with `tls` (a key and certificate in PEM). */
+export async function startReceiver(path = '/webhooks', tls?: { key: string; cert: string }): Promise<Receiver> {
   const requests: ReceivedRequest[] = []
-  let status: (request: ReceivedRequest, index: number) => number = () => 200
+  let answer: (request: ReceivedRequest, index: number) => number | { status: number; afterMs: number } = () => 200
   const waiters: (() => void)[] = []
-  const server: Server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
       requests.push(request)
-      res.statusCode = status(request, requests.length - 1)
-      res.end(res.statusCode < 300 ? 'ok' : 'receiver says no')
+      const decided = answer(request, requests.length - 1)
+      const { status, afterMs } = typeof decided === 'number' ? { status: decided, afterMs: 0 } : decided
       for (const wake of waiters.splice(0)) wake()
+      setTimeout(() => {
+        res.statusCode = status
+        res.end(status < 300 ? 'ok' : 'receiver says no')
+      }, afterMs)
     })
-  })
+  }
+  const server: Server = tls ? createTlsServer(tls, listener) : createServer(listener)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}${path}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}${path}`,
     requests,
     respondWith: (fn) => {
-      status = fn
+      answer = fn
     },
     waitFor: async (count, timeoutMs = 5000) => {
       const deadline = performance.now() + timeoutMs
@@ -64,11 +70,11 @@ export async function startReceiver(path = '/webhooks'): Promise<Receiver> {
 }
 
 /** For a test file: the function starts a receiver, and every receiver it started is closed after the file's tests. */
-export function useReceivers(): (path?: string) => Promise<Receiver> {
+export function useReceivers(): (path?: string, tls?: { key: string; cert: string }) => Promise<Receiver> {
   const started: Receiver[] = []
   afterAll(() => Promise.all(started.map((receiver) => receiver.close())))
-  return async (path) => {
-    const receiver = await startReceiver(path)
+  return async (path, tls) => {
+    const receiver = await startReceiver(path, tls)
     started.push(receiver)
     return receiver
   }

@@ -90,6 +90,7 @@ describe('every request example, sent as written', () => {
     await send(key, 'POST', '/_sim/events/{id}/resend', event.event_id, EXAMPLES.resendEventRequestSchema)
     await send(key, 'POST', '/_sim/dashboard/login-links', undefined, EXAMPLES.emptyBodySchema)
     await send(key, 'PUT', '/_sim/webhook-faults', undefined, EXAMPLES.webhookFaultsRequestSchema)
+    await send(key, 'POST', '/_sim/faults', undefined, EXAMPLES.createApiFaultRequestSchema)
     await send(key, 'POST', '/v1/api-keys', undefined, EXAMPLES.createApiKeyRequestSchema)
     await send(key, 'POST', '/api-keys', undefined, EXAMPLES.createApiKeyRequestSchema)
 

@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { BulaClient, RequestOptions } from '../../src/client/bula-client.js'
+import { BulaClient, type RequestOptions } from '../../src/client/bula-client.js'
 import { ApiError } from '../../src/errors.js'
-import { loadFixture, type Fixture } from '../../src/fixtures/fixture.js'
+import { loadFixture, type ExpectedError, type Fixture } from '../../src/fixtures/fixture.js'
 import { describeStepResult, namedResults, runFixture, runFixtureFiles } from '../../src/fixtures/runner.js'
 
 /** A client whose every request is recorded and answered by `answer`, which may throw an ApiError. */
@@ -32,7 +32,7 @@ const simulator = () => {
   })
 }
 
-const payTwice = (expect: NonNullable<Fixture['steps'][number]['expect']>): Fixture => ({
+const payTwice = (expect: ExpectedError): Fixture => ({
   steps: [
     { name: 'session', method: 'POST', path: '/v1/checkout-sessions', idempotencyKey: true, body: { amount: 1500, currency: 'FJD' } },
     { name: 'paid', method: 'POST', path: '/_sim/checkout-sessions/${session:id}/pay', body: { outcome: 'succeeded' } },
@@ -179,5 +179,38 @@ describe('runFixtureFiles', () => {
   it('refuses an expected status that is not an error', async () => {
     const file = await write('status.json', { steps: [{ method: 'GET', path: '/x', expect: { status: 200 } }] })
     await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringContaining('at steps.0.expect.status') })
+  })
+})
+
+describe('fault steps', () => {
+  const write = async (name: string, fixture: unknown) => {
+    const dir = await mkdtemp(join(tmpdir(), 'bula-fault-step-'))
+    const file = join(dir, name)
+    await writeFile(file, JSON.stringify(fixture))
+    return { file, cleanup: () => rm(dir, { recursive: true, force: true }) }
+  }
+
+  it('are checked with the simulator\'s own fault schema when the file is read', async () => {
+    for (const [step, where] of [
+      [{ fault: { route: '*', action: 'explode' } }, 'steps.0.fault.action'],
+      [{ fault: { route: '*', action: 'delay' } }, 'steps.0.fault.delayMs'],
+      [{ fault: { route: '*', action: 'reset' }, expect: { status: 500 } }, 'steps.0'],
+      [{ method: 'GET', path: '/v1/merchants/me', expects: { status: 404 } }, 'steps.0'],
+    ] as const) {
+      const { file, cleanup } = await write('faults.json', { steps: [step] })
+      await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringContaining(`invalid at ${where}:`) })
+      await cleanup()
+    }
+  })
+
+  it('send POST /_sim/faults, and their response is the fault', async () => {
+    const { client, requests } = fakeClient(({ path, body }) => (path === '/_sim/faults' ? { fault: { id: 'flt_1', ...(body as object) } } : { id: 'cs_1' }))
+    const steps = await runFixture(
+      { steps: [{ name: 'lost', fault: { route: 'POST /v1/checkout-sessions', action: 'lose_response', times: 1, probability: 1, seed: 0 } }, { method: 'GET', path: '/v1/merchants/me' }] },
+      // The client's own addFault(), over the recording request().
+      { client: Object.assign(Object.create(BulaClient.prototype) as BulaClient, { request: client.request }) },
+    )
+    expect(requests[0]).toMatchObject({ method: 'POST', path: '/_sim/faults', body: { route: 'POST /v1/checkout-sessions', action: 'lose_response' } })
+    expect(steps[0]).toMatchObject({ name: 'lost', method: 'POST', path: '/_sim/faults', response: { id: 'flt_1', action: 'lose_response' } })
   })
 })

@@ -13,6 +13,7 @@ const entry = (requestId: string, path = '/v1/merchants/me'): RequestLogEntry =>
   latencyMs: 1,
   idempotencyKey: null,
   requestId,
+  fault: null,
 })
 
 /** A log stream that sends these entries, then ends as a stopped simulator's would. */

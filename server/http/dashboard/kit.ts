@@ -25,6 +25,8 @@ export const SECTIONS = [
   { id: 'developers', label: 'Developers', path: '/developers' },
   { id: 'settings', label: 'Settings', path: '/settings' },
   { id: 'outbox', label: 'Outbox', path: '/outbox' },
+  { id: 'faults', label: 'API faults', path: '/faults' },
+  { id: 'doctor', label: 'Doctor', path: '/doctor' },
 ] as const
 export type Section = (typeof SECTIONS)[number]['id']
 

@@ -9,6 +9,8 @@ import { safe } from '../../templates.js'
 import { apiRoutes } from '../api-route.js'
 import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, dashPath, dashboardHeaders, readCookie, sameOrigin, sameToken } from './kit.js'
 import { registerDevelopersPages } from './pages/developers.js'
+import { registerDoctorPages } from './pages/doctor.js'
+import { registerFaultsPages } from './pages/faults.js'
 import { registerInvoicesPages } from './pages/invoices.js'
 import { registerOutboxPages } from './pages/outbox.js'
 import { registerOverviewPages } from './pages/overview.js'
@@ -130,6 +132,8 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
   registerDevelopersPages(kit, router)
   registerSettingsPages(kit, router)
   registerOutboxPages(kit, router)
+  registerFaultsPages(kit, router)
+  registerDoctorPages(kit, router)
 
   kit.page(router, '/*splat', () => {
     throw apiError('not_found', 'No such dashboard page.')

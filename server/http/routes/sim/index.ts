@@ -1,7 +1,9 @@
 import { Router } from 'express'
 import type { ServiceContext } from '../../../context.js'
 import { clockRouter } from './clock.js'
+import { doctorRouter } from './doctor.js'
 import { eventsRouter } from './events.js'
+import { faultsRouter } from './faults.js'
 import { healthRouter } from './health.js'
 import { simInvoicesRouter } from './invoices.js'
 import { paymentsRouter } from './payments.js'
@@ -27,5 +29,7 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
     simInvoicesRouter(ctx),
     simPayoutsRouter(ctx),
     webhookFaultsRouter(ctx),
+    faultsRouter(ctx),
+    doctorRouter(ctx),
   )
 }

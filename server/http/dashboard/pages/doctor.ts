@@ -1,0 +1,57 @@
+import type { Request, Router } from 'express'
+import { formatDuration, parseDuration } from '../../../../src/duration.js'
+import type { DoctorFinding } from '../../../../src/schemas/index.js'
+import { doctorReport } from '../../../services/doctor.js'
+import { dashPath, formatTime, type DashboardKit } from '../kit.js'
+
+/** The windows the page offers, as `bula doctor --since` writes them; empty is everything. */
+const WINDOWS = ['15m', '1h', '1d', '']
+
+/** `?since=1h`, one of the offered windows; anything else is everything. */
+function sinceOf(req: Request): string {
+  const since = typeof req.query.since === 'string' ? req.query.since : ''
+  return WINDOWS.includes(since) ? since : ''
+}
+
+/** Doctor (docs/faults-and-doctor.md): `bula doctor`'s report of the mode on show, in the window chosen. */
+export function registerDoctorPages(kit: DashboardKit, router: Router): void {
+  const { ctx } = kit
+
+  const finding = (item: DoctorFinding) =>
+    kit.render('doctor-finding', {
+      severity: kit.badge(item.severity, item.severity === 'error' ? 'bad' : 'wait'),
+      title: item.title,
+      check: item.check,
+      rule: item.rule,
+      evidence: kit.table(
+        ['Time', 'What happened', 'Ids'],
+        item.evidence.map((entry) => [
+          entry.at === null ? '—' : formatTime(entry.at),
+          entry.note,
+          [entry.requestId, entry.eventId, entry.objectId].filter((id) => id !== null).join(' '),
+        ]),
+        'No evidence.',
+      ),
+      fix: item.fix,
+    })
+
+  kit.page(router, '/doctor', (req, dash) => {
+    const since = sinceOf(req)
+    const report = doctorReport(ctx, dash.caller, { sinceMs: since === '' ? undefined : parseDuration(since) })
+    const { checked } = report
+    return {
+      title: 'Doctor',
+      section: 'doctor',
+      content: kit.render('doctor-page', {
+        mode: report.mode,
+        action: dashPath('/doctor'),
+        windows: kit.options(WINDOWS.map((window) => ({ value: window, label: window === '' ? 'Everything kept' : `Last ${formatDuration(parseDuration(window))}` })), since),
+        summary:
+          `${report.errors} ${report.errors === 1 ? 'error' : 'errors'}, ${report.warnings} ${report.warnings === 1 ? 'warning' : 'warnings'} ` +
+          `from ${checked.requests} requests, ${checked.events} events, ${checked.deliveries} deliveries, ${checked.checkoutSessions} Checkout Sessions and ` +
+          `${checked.webhookEndpoints} webhook endpoints${report.since === null ? '' : ` since ${formatTime(report.since)}`}.`,
+        findings: report.findings.length === 0 ? kit.render('empty', { text: 'No findings: nothing in this traffic breaks a rule doctor checks.' }) : kit.join(report.findings.map(finding)),
+      }),
+    }
+  })
+}

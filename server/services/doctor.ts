@@ -1,0 +1,67 @@
+import type { DoctorQuery, DoctorReport } from '../../src/schemas/index.js'
+import type { Caller, ServiceContext } from '../context.js'
+import { diagnose, type DoctorDelivery, type DoctorEndpoint } from '../domain/doctor.js'
+import { deliveriesOf } from '../events/event-log.js'
+import { merchantModeGroup } from '../store/collections.js'
+import { getMerchant } from './merchants.js'
+
+/**
+ * `bula doctor` (`GET /_sim/doctor`): the merchant's own request log,
+ * deliveries, endpoints and Checkout Sessions of the caller's mode, in the
+ * window asked for, judged by the checks of server/domain/doctor.ts. Reads
+ * only; the request log holds the last 1000 calls.
+ */
+export function doctorReport(ctx: ServiceContext, caller: Caller, query: DoctorQuery): DoctorReport {
+  const { mode } = caller
+  const merchant = getMerchant(ctx, caller.merchant.id)
+  const group = merchantModeGroup(merchant.id, mode)
+  const now = ctx.clock.now(merchant.id)
+  const since = query.sinceMs === undefined ? null : Math.max(0, now - query.sinceMs)
+  const inWindow = (at: number): boolean => since === null || at >= since
+
+  const endpoints = ctx.store.group('webhookEndpoints', 'byMerchantMode', group).map((id) => ctx.store.get('webhookEndpoints', id)!)
+  const verificationAttempts = new Map<string, DoctorEndpoint['verificationAttempts'][number][]>()
+  const deliveries: DoctorDelivery[] = []
+  let eventCount = 0
+  for (const eventId of ctx.store.group('events', 'byMerchantMode', group)) {
+    const event = ctx.store.get('events', eventId)!
+    if (inWindow(event.createdAt)) eventCount++
+    for (const delivery of deliveriesOf(ctx, event.id)) {
+      if (event.type === 'webhook.verified') {
+        verificationAttempts.set(delivery.endpointId, [
+          ...(verificationAttempts.get(delivery.endpointId) ?? []),
+          ...delivery.attempts.map((attempt) => ({ ...attempt, eventId: event.id })),
+        ])
+      }
+      // A retry of an older event's delivery still says how the receiver answers now.
+      const attempts = delivery.attempts.filter((attempt) => inWindow(attempt.at))
+      if (attempts.length > 0) deliveries.push({ eventId: event.id, eventType: event.type, endpointId: delivery.endpointId, url: delivery.url, attempts })
+    }
+  }
+  const sessions = ctx.store
+    .group('checkoutSessions', 'byMerchantMode', group)
+    .map((id) => ctx.store.get('checkoutSessions', id)!)
+    .filter((session) => inWindow(session.createdAt))
+
+  return diagnose({
+    mode,
+    now,
+    since,
+    requests: ctx.requestLog.entries(merchant.id, mode, since),
+    eventCount,
+    deliveries,
+    endpoints: endpoints.map((endpoint) => ({
+      id: endpoint.id,
+      url: endpoint.url,
+      status: endpoint.status,
+      createdAt: endpoint.createdAt,
+      verificationAttempts: verificationAttempts.get(endpoint.id) ?? [],
+    })),
+    sessions: sessions.map((session) => ({ id: session.id, createdAt: session.createdAt, successUrl: session.successUrl, cancelUrl: session.cancelUrl })),
+    account: {
+      verification: merchant.verification.status,
+      hasPayoutDestination: merchant.settings.payoutDestination !== null,
+      receiptsEnabled: merchant.settings.receiptsEnabled,
+    },
+  })
+}
