@@ -1,4 +1,6 @@
-import { Flags } from '@oclif/core'
+import { Flags, ux } from '@oclif/core'
+import { chalkStderr } from 'chalk'
+import { createColors } from '../src/cli/output.js'
 import { BaseCommand } from '../src/cli/base-command.js'
 import { usageParser } from '../src/cli/usage.js'
 import { resolveConnection } from '../src/config/profiles.js'
@@ -61,6 +63,7 @@ export default class Conformance extends BaseCommand<ConformanceResult> {
       profile: flags.profile,
     })
     const json = this.jsonEnabled()
+    const stderrColors = createColors(process.env, chalkStderr.level)
     if (!json) this.log(this.colors.dim(`Conformance of ${baseUrl}`))
     const result = await runConformance({
       baseUrl,
@@ -72,6 +75,7 @@ export default class Conformance extends BaseCommand<ConformanceResult> {
       webhookUrl: flags['webhook-url'],
       webhookPort: flags['webhook-port'],
       deliveryTimeoutMs: flags['delivery-timeout'],
+      log: flags.verbose ? (line) => ux.stderr(stderrColors.dim(line)) : undefined,
       onCase: json ? undefined : (result) => this.log(this.caseLine(result)),
     })
     const { passed, failed, skipped } = result.summary

@@ -33,6 +33,8 @@ export interface Target {
   webhookEndpointsPath: string
   receiver?: WebhookReceiver
   deliveryTimeoutMs: number
+  /** Called with a line per exchange (`--verbose`). */
+  log?: (line: string) => void
 }
 
 export interface RegisteredEndpoint {
@@ -84,7 +86,7 @@ export class CaseContext {
 
   /** A client with another key; `label` is how the recording names it. */
   as(key: string | undefined, label: string): ConformanceClient {
-    return new ConformanceClient(this.target.baseUrl, key, label, this.steps, (path) => this.route(path))
+    return new ConformanceClient(this.target.baseUrl, key, label, this.steps, (path) => this.route(path), this.target.log)
   }
 
   /** Another merchant of its own, through `/_sim` signup. */
@@ -158,7 +160,7 @@ export class SimControls {
   constructor(private readonly t: CaseContext) {}
 
   private client(key = this.t.merchant.secret): ConformanceClient {
-    return new ConformanceClient(this.t.target.baseUrl, key, 'secret', undefined)
+    return new ConformanceClient(this.t.target.baseUrl, key, 'secret', undefined, undefined, this.t.target.log)
   }
 
   private need(): void {

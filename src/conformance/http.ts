@@ -43,6 +43,8 @@ export class ConformanceClient {
     private readonly steps: RecordedStep[] | undefined,
     /** Paths starting with these are spelled as the target wants them (`/api-keys` or `/v1/api-keys`). */
     private readonly route: (path: string) => string = (path) => path,
+    /** Called with a line per exchange (`--verbose`). */
+    private readonly log?: (line: string) => void,
   ) {}
 
   get = (path: string, options: CallOptions = {}) => this.call('GET', path, options)
@@ -59,7 +61,9 @@ export class ConformanceClient {
     let payload: string | undefined = options.rawBody
     if (options.body !== undefined) payload = JSON.stringify(options.body)
     if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json'
+    const started = performance.now()
     const response = await fetch(`${this.baseUrl}${routed}`, { method, headers, body: payload, redirect: 'manual' })
+    this.log?.(`${method} ${routed} (${this.label}) → ${response.status} in ${Math.round(performance.now() - started)} ms`)
     const contentType = response.headers.get('content-type') ?? ''
     const mediaType = contentType.split(';')[0]!.trim()
     let answer: Answer

@@ -107,6 +107,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     webhookEndpointsPath: await managementPath(baseUrl, probeKey, '/webhook-endpoints'),
     receiver,
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 5000,
+    log: options.log,
   }
 
   const results: CaseResult[] = []

@@ -82,6 +82,8 @@ export interface ConformanceOptions {
   compare?: string
   /** How long to wait for a webhook delivery (default 5 s). */
   deliveryTimeoutMs?: number
+  /** Called with a line per HTTP exchange. */
+  log?: (line: string) => void
   /** Called as each case ends, for progress output. */
   onCase?: (result: CaseResult) => void
 }

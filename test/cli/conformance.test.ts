@@ -68,6 +68,13 @@ describe('bula conformance against bula serve', () => {
     expect(parseJsonOutput<ConformanceResult>(run).differences).toEqual([expect.objectContaining({ case: 'errors/envelope', message: expect.stringContaining('no recording') })])
   })
 
+  it('--verbose logs each exchange on stderr', async () => {
+    const run = await runCli(['conformance', '--only', 'idempotency/replay', '--verbose'], { env: env() })
+    expect(run.exitCode).toBe(0)
+    expect(run.stderr).toMatch(/POST \/v1\/checkout-sessions \(secret\) → 201 in \d+ ms/)
+    expect(run.stdout).toContain('pass idempotency/replay')
+  })
+
   it('refuses an unknown section before running anything', async () => {
     const run = await runCli(['conformance', '--only', 'payments'], { env: env() })
     expect(run.exitCode).toBe(1)
