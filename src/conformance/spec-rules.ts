@@ -449,5 +449,5 @@ export const NOT_SHOWN: readonly NotShown[] = [
   { section: 'Errors', topic: 'Codes beyond those listed', choice: '`payload_too_large` (413), `unsupported_media_type` (415), `live_key_requires_live_key`, `live_key_required` (403), `internal_error` (500), `storage_unavailable` (503), and more in the table.', doc: 'docs/simulator.md#errors' },
   { section: 'Limits', topic: 'Rate limits of other endpoints', choice: 'None.', doc: 'docs/simulator.md#checkout-sessions' },
   { section: 'Limits', topic: 'Response when a rate limit is exceeded', choice: '429 `rate_limited` with `Retry-After` in seconds; fixed one-minute windows on the merchant\'s clock.', doc: 'docs/simulator.md#checkout-sessions' },
-  { section: 'Versioning', topic: 'Version selection by header; deprecation policy', choice: 'None: `/v1` is the only version.', doc: 'docs/simulator.md' },
+  { section: 'Versioning', topic: 'Version selection by header; deprecation policy', choice: 'None: `/v1` is the only version, and nothing is deprecated.', doc: 'docs/simulator.md#versioning' },
 ]
