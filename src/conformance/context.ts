@@ -230,6 +230,12 @@ export class SimControls {
     await this.control('the next live transfer fails', 'POST', '/_sim/payouts/fail-next', { reason }, key)
   }
 
+  /** The outbox of the key's mode (what the service would have e-mailed), newest first. */
+  async emails(key?: string): Promise<{ to: string; subject: string; text: string }[]> {
+    const answer = await this.request('read the outbox', 'GET', '/_sim/emails', undefined, key)
+    return (answer.body as { data: { to: string; subject: string; text: string }[] }).data
+  }
+
   /** The merchant's events of the key's mode, newest first. */
   async events(type?: string, key?: string): Promise<{ id: string; type: string; data: { object: Record<string, unknown> } }[]> {
     this.need()

@@ -95,6 +95,7 @@ const SECTIONS = {
       'cancel-url': '`cancelUrl`: a URI of at most 2048 chars, HTTPS only; on cancel or a failed payment the customer is sent there with `session_id` appended.',
       metadata: '`metadata`: at most 20 pairs, key at most 40 chars, value at most 500; returned on retrieve and in webhooks, never shown to the customer.',
       'customer-email': '`customerEmail`: e-mail format, at most 254 chars, never returned; in test mode validated and dropped.',
+      receipts: 'In live mode a receipt is e-mailed to `customerEmail` on success, branded with the merchant\'s display name, unless receipts are off in Settings; in test mode nothing is sent.',
       'expires-at': '`expiresAt`: 30 minutes to 24 hours from now; default 24 hours.',
     },
   },

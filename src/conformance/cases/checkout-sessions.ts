@@ -232,6 +232,37 @@ export const checkoutSessionCases = defineCases([
     },
   },
   {
+    id: 'checkout-sessions/no-receipt-in-test',
+    title: 'A test payment with customerEmail sends no receipt',
+    rules: ['create-checkout-session.receipts', 'create-checkout-session.customer-email'],
+    needs: ['sim'],
+    async run(t) {
+      const session = await createSession(t, { customerEmail: 'mere@example.fj' })
+      await t.sim.pay(session.id, 'succeeded')
+      t.check((await t.sim.emails()).length === 0, 'a test payment sent the customer a receipt')
+    },
+  },
+  {
+    id: 'checkout-sessions/receipt-live',
+    title: 'A live payment e-mails a receipt in the display name, unless receipts are off',
+    rules: ['create-checkout-session.receipts'],
+    needs: ['live'],
+    async run(t) {
+      const live = await t.sim.unlockLive()
+      const liveApi = t.as(live.secret, 'live secret')
+      await t.sim.settings({ displayName: 'Conformance Kava Bar' })
+      const paid = await createSession(t, { customerEmail: 'mere@example.fj' }, liveApi)
+      await t.sim.pay(paid.id, 'succeeded', live.secret)
+      const receipts = await t.sim.emails(live.secret)
+      t.check(receipts.length === 1 && receipts[0]!.to === 'mere@example.fj', `the live payment sent ${receipts.length} e-mails`)
+      t.check(`${receipts[0]!.subject} ${receipts[0]!.text}`.includes('Conformance Kava Bar'), 'the receipt does not carry the display name')
+      await t.sim.settings({ receiptsEnabled: false }, live.secret)
+      const quiet = await createSession(t, { customerEmail: 'mere@example.fj' }, liveApi)
+      await t.sim.pay(quiet.id, 'succeeded', live.secret)
+      t.check((await t.sim.emails(live.secret)).length === 1, 'a receipt was sent with receipts off')
+    },
+  },
+  {
     id: 'checkout-sessions/expires-at-default',
     title: 'expiresAt defaults to 24 hours from now',
     rules: ['create-checkout-session.expires-at', 'limits.expires-at'],
@@ -406,6 +437,9 @@ export const checkoutSessionCases = defineCases([
       t.check(since.includes(late.id) && !since.includes(early.id), 'from= does not bound the list by creation time')
       const both = await ids(`from=${start}&to=${middle}`)
       t.check(both.length === 1 && both[0] === early.id, 'from= and to= together do not bound the list')
+      // The bounds are inclusive: the simulator says when a session was made (createdAt, an additive field).
+      const createdAt = t.present(early.createdAt as number | undefined, 'the session has no createdAt to bound by')
+      t.check((await ids(`from=${createdAt}&to=${createdAt}`)).includes(early.id), 'from= and to= equal to the creation time leave the session out')
     },
   },
   {
