@@ -160,7 +160,7 @@ export const checkoutSessionCases = defineCases([
   },
   {
     id: 'checkout-sessions/success-redirect',
-    title: 'After paying on the hosted page the customer goes to successUrl with session_id; a declined payment to cancelUrl',
+    title: 'After paying on the hosted page the customer goes to successUrl with session_id; after a decline or Cancel, to cancelUrl',
     rules: ['create-checkout-session.success-url', 'create-checkout-session.cancel-url', 'service.checkout-flow'],
     needs: ['sim'],
     async run(t) {
@@ -171,6 +171,9 @@ export const checkoutSessionCases = defineCases([
       const declined = await createSession(t, urls)
       const failure = await openPage(t, declined.hostedUrl, { method: 'POST', form: { provider: 'card', outcome: 'failed' } })
       t.check(failure.location === `${urls.cancelUrl}?session_id=${declined.id}`, `a declined payment sent the customer to ${failure.location}, expected cancelUrl with session_id`)
+      const left = await createSession(t, urls)
+      const cancel = await openPage(t, `${left.hostedUrl}/cancel`)
+      t.check(cancel.location === `${urls.cancelUrl}?session_id=${left.id}`, `the page's Cancel sent the customer to ${cancel.location}, expected cancelUrl with session_id`)
     },
   },
   {
