@@ -1,5 +1,5 @@
 import { CASES } from './cases/index.js'
-import { NOT_SHOWN, SPEC_RULES, SPEC_SECTIONS, UNOBSERVABLE_RULES, sectionTitle, type SpecSection } from './spec-rules.js'
+import { DEPARTURES, NOT_SHOWN, SPEC_RULES, SPEC_SECTIONS, UNOBSERVABLE_RULES, sectionTitle, type SpecSection } from './spec-rules.js'
 import { TRANSFORMERS } from './transformers.js'
 import type { CaseResult, ConformanceCase, ConformanceResult } from './types.js'
 
@@ -118,12 +118,20 @@ export function renderCoverageDoc(result: ConformanceResult): string {
       const unobservable = UNOBSERVABLE_RULES.find((item) => item.rule === rule.id)
       const caseList = cases.map((item) => `\`${item.id}\`${item.needs?.length ? ` (${needsOf(item)})` : ''}`).join(', ')
       const outcome = unobservable ? `not observable: ${unobservable.why}` : ruleResult(cases.map((item) => byId.get(item.id)).filter((item) => item !== undefined))
-      push(`| ${cell(rule.text)} | ${caseList || '-'} | ${cell(outcome)} |`)
+      push(`| \`${rule.id}\`: ${cell(rule.text)} | ${caseList || '-'} | ${cell(outcome)} |`)
     }
     push('')
   }
 
   push(
+    '## Where the simulator departs from a rule',
+    '',
+    'On purpose, and written down; the cases check the rule around the departure, not the departure.',
+    '',
+    '| Rules | What the simulator does | Why |',
+    '|---|---|---|',
+    ...DEPARTURES.map((item) => `| ${item.rules.map((rule) => `\`${rule}\``).join(', ')} | ${cell(item.what)} | [${item.doc.replace(/^docs\//, '')}](${item.doc.replace(/^docs\//, '')}) |`),
+    '',
     '## What the spec leaves open',
     '',
     'The spec says "not shown" for these; the simulator had to choose, and no case asserts the choice,',

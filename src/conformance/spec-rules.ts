@@ -428,6 +428,26 @@ export const UNOBSERVABLE_RULES: readonly UnobservableRule[] = [
   { rule: 'authentication.dashboard', why: 'The dashboard is a web page for people, not part of the HTTP API; the suite creates keys with `POST /api-keys`.' },
 ]
 
+/** Where the simulator departs from a rule on purpose, and the page that says why; no case asserts the departure. */
+export interface Departure {
+  rules: readonly RuleId[]
+  what: string
+  doc: string
+}
+
+export const DEPARTURES: readonly Departure[] = [
+  {
+    rules: ['create-checkout-session.success-url', 'create-checkout-session.cancel-url', 'limits.redirect-urls', 'webhook-endpoint-endpoints.create'],
+    what: 'In test mode `http://localhost`, `http://127.0.0.1`, `http://[::1]` (and `--allowed-host` names) pass where the spec asks for HTTPS, so local apps and receivers work without certificates; live mode takes HTTPS only. The cases check that a plain `http://` address elsewhere is refused.',
+    doc: 'docs/simulator.md#http-urls-of-allowed-hosts-in-test-mode',
+  },
+  {
+    rules: ['invoice-states.void-refused'],
+    what: 'Void while the customer is paying answers 409 `payment_in_progress`: the spec refuses it without naming a code (its void row lists only `invalid_state`), so the case checks the 409 and that the Invoice stays sent.',
+    doc: 'docs/simulator.md#invoices',
+  },
+]
+
 /**
  * What the spec leaves open, with the simulator's choice. A conformance case
  * never asserts these (another service may choose differently); they are
