@@ -329,6 +329,18 @@ export const invoiceCases = defineCases([
     },
   },
   {
+    id: 'invoices/total-cap-live',
+    title: 'The Invoice cap holds in live mode too',
+    rules: ['limits.invoice-total'],
+    needs: ['business', 'live'],
+    async run(t) {
+      const live = t.as((await t.sim.unlockLive()).secret, 'live secret')
+      const atCap = t.ok(await live.post('/v1/invoices', invoiceBody({ items: [item(1, MAX_AMOUNT)] }), { idempotencyKey: t.newKey() }), 201) as Invoice
+      t.check(atCap.mode === 'live' && atCap.total === MAX_AMOUNT, `the live Invoice is ${atCap.mode} with total ${atCap.total}`)
+      expectInvalid(t, [['a live total of 500000', await live.post('/v1/invoices', invoiceBody({ items: [item(2, 250_000)] }), { idempotencyKey: t.newKey() })]])
+    },
+  },
+  {
     id: 'invoices/send-cap',
     title: 'Send refuses a draft whose total reached the cap (after a dashboard edit) with 400 invalid_request',
     rules: ['invoice-endpoints.send', 'errors.invalid-request', 'limits.invoice-total'],
