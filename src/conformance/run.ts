@@ -22,15 +22,17 @@ export function selectCases(only: readonly string[] = []): ConformanceCase[] {
   return CASES.filter((item) => only.includes(item.id) || only.includes(sectionOf(item.id)))
 }
 
-/** Whether the target has the simulator's `/_sim` controls. */
+/** Whether the target has the simulator's `/_sim` controls; a target that cannot be reached stops the run. */
 async function probeSim(baseUrl: string): Promise<boolean> {
+  let response: Response
   try {
-    const response = await fetch(`${baseUrl}/_sim/health`, { headers: { accept: 'application/json' } })
-    const body = (await response.json().catch(() => undefined)) as { status?: string } | undefined
-    return response.status === 200 && body?.status === 'ok'
-  } catch {
-    return false
+    response = await fetch(`${baseUrl}/_sim/health`, { headers: { accept: 'application/json' } })
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message
+    throw new ApiError(0, 'connection_failed', `Could not reach ${baseUrl} (${cause}). Is it running? \`npx bula serve\` starts the simulator.`)
   }
+  const body = (await response.json().catch(() => undefined)) as { status?: string } | undefined
+  return response.status === 200 && body?.status === 'ok'
 }
 
 /** `/x` when the target answers it, else `/v1/x`: the spec leaves the prefix of keys and endpoints open. */
@@ -70,17 +72,15 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const cases = selectCases(options.only)
   const sim = await probeSim(baseUrl)
 
+  // With /_sim every case signs up its own merchant, so the given keys (say, a profile's) are neither used nor checked.
   let given: MerchantKeys | undefined
-  if (options.apiKey) {
+  if (!sim) {
+    if (!options.apiKey) throw setupError(`${baseUrl} has no /_sim to sign up merchants with: give a test secret key with --api-key (and --publishable-key).`)
     if (!options.apiKey.startsWith('sk_test_')) throw setupError('The suite creates, cancels and rotates objects, so it runs with a test secret key (sk_test_…) only.')
     if (options.publishableKey !== undefined && !options.publishableKey.startsWith('pk_test_')) throw setupError('--publishable-key must be a test publishable key (pk_test_…).')
-    const me = await new ConformanceClient(baseUrl, options.apiKey, 'secret', undefined).get('/v1/merchants/me').catch((error: Error) => {
-      throw setupError(`Cannot reach ${baseUrl}: ${error.message}`)
-    })
+    const me = await new ConformanceClient(baseUrl, options.apiKey, 'secret', undefined).get('/v1/merchants/me')
     if (me.status !== 200) throw setupError(`${baseUrl} refused the API key: GET /v1/merchants/me answered ${me.status}.`)
     given = { secret: options.apiKey, publishable: options.publishableKey, tier: (me.body as { tier: Tier }).tier }
-  } else if (!sim) {
-    throw setupError(`${baseUrl} has no /_sim to sign up merchants with: give a test secret key with --api-key (and --publishable-key).`)
   }
 
   const signup = async (tier: Tier): Promise<MerchantKeys> => {

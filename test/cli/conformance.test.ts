@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -73,6 +75,16 @@ describe('bula conformance against bula serve', () => {
     expect(run.exitCode).toBe(0)
     expect(run.stderr).toMatch(/POST \/v1\/checkout-sessions \(secret\) → 201 in \d+ ms/)
     expect(run.stdout).toContain('pass idempotency/replay')
+  })
+
+  it('says so when nothing answers at the base URL', async () => {
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    await new Promise((resolve) => server.close(resolve))
+    const run = await runCli(['conformance', '--json'], { env: { BULA_BASE_URL: `http://127.0.0.1:${port}` } })
+    expect(run.exitCode).toBe(1)
+    expect(parseJsonOutput(run)).toEqual({ error: { code: 'connection_failed', message: expect.stringContaining('Is it running?') } })
   })
 
   it('refuses an unknown section before running anything', async () => {

@@ -35,7 +35,14 @@ describe('bula conformance against a target without /_sim', () => {
     }
   })
 
-  it('needs a key for such a target, and says so', async () => {
+  it('needs a working test key for such a target, and says so', async () => {
     await expect(runConformance({ baseUrl: proxy.baseUrl })).rejects.toMatchObject({ code: 'conformance_setup', message: expect.stringContaining('--api-key') })
+    await expect(runConformance({ baseUrl: proxy.baseUrl, apiKey: `sk_test_${'0'.repeat(32)}` })).rejects.toMatchObject({ message: expect.stringContaining('refused the API key') })
+    await expect(runConformance({ baseUrl: proxy.baseUrl, apiKey: `sk_live_${'0'.repeat(32)}` })).rejects.toMatchObject({ message: expect.stringContaining('test secret key') })
+  })
+
+  it('ignores given keys where /_sim signs up a merchant per case', async () => {
+    const result = await runConformance({ baseUrl: server().baseUrl, apiKey: `sk_test_${'0'.repeat(32)}`, only: ['merchants/me'] })
+    expect(result.cases).toEqual([expect.objectContaining({ id: 'merchants/me', outcome: 'pass' })])
   })
 })
