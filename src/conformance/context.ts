@@ -242,13 +242,6 @@ export class SimControls {
     const answer = await this.client(key).get(`/_sim/events?limit=100${type ? `&type=${type}` : ''}`, { record: false })
     return (answer.body as { data: { id: string; type: string; data: { object: Record<string, unknown> } }[] }).data
   }
-
-  /** An event with its deliveries. */
-  async deliveriesOf(eventId: string): Promise<{ endpointId: string; status: string; attempts: unknown[] }[]> {
-    this.need()
-    const answer = await this.client().get(`/_sim/events/${encodeURIComponent(eventId)}`, { record: false })
-    return (answer.body as { deliveries: { endpointId: string; status: string; attempts: unknown[] }[] }).deliveries
-  }
 }
 
 /** The webhook receiver as a case uses it: register an endpoint, wait for deliveries. */
