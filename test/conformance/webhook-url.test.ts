@@ -24,7 +24,14 @@ describe('bula conformance --webhook-url --webhook-port', () => {
   const server = useTestServer()
   const forwarded: string[] = []
   let tunnel: Server | undefined
-  afterAll(() => new Promise<void>((resolve) => (tunnel ? tunnel.close(() => resolve()) : resolve())))
+  afterAll(
+    () =>
+      new Promise<void>((resolve) => {
+        tunnel?.closeAllConnections()
+        if (tunnel) tunnel.close(() => resolve())
+        else resolve()
+      }),
+  )
 
   it('registers endpoints at the public URL and receives through it', async () => {
     const webhookPort = await freePort()
