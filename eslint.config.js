@@ -73,6 +73,21 @@ export default tseslint.config(
     },
   },
   {
+    // bula-tools/testing exports the conformance suite, which reaches its target over HTTP only.
+    files: ['src/conformance/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+(cli|ui)/', message: 'The conformance suite does not import the CLI: bula-tools/testing exports it.' },
+            { regex: '(^|/)server/', message: 'The conformance suite talks to its target over HTTP only: the same suite a user runs against another service.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The clock module is the one place that reads wall time; the CLI and
     // tests live outside the simulator's time rules.
     files: ['server/clock/**', 'server/ids.ts', 'src/**', 'commands/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**'],

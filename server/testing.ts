@@ -15,6 +15,9 @@ import { signup } from './services/merchants.js'
 import { startServer, type StartOptions } from './start.js'
 import { merchantModeGroup } from './store/collections.js'
 
+// The conformance suite, to run against this simulator or any other target over HTTP (docs/conformance.md).
+export { runConformance, type ConformanceOptions, type ConformanceResult } from '../src/conformance/index.js'
+
 export interface TestMerchant {
   id: string
   tier: Tier

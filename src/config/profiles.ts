@@ -104,6 +104,8 @@ export async function saveProfile(name: string, profile: Profile, options: SaveP
 /** Which key and simulator address to use; each field is resolved on its own. */
 export interface ConnectionFlags {
   apiKey?: string
+  /** A `pk_…` key, for the few commands that use one (`bula conformance`). */
+  publishableKey?: string
   baseUrl?: string
   profile?: string
 }
@@ -111,6 +113,8 @@ export interface ConnectionFlags {
 export interface Connection {
   baseUrl: string
   apiKey?: string
+  /** The publishable key of the same merchant as apiKey, when known. */
+  publishableKey?: string
   /** The profile consulted (it may not exist yet, e.g. for `bula login`). */
   profileName: string
 }
@@ -124,7 +128,11 @@ export interface ResolveConnectionOptions {
 /**
  * Resolves each of the API key and base URL from, in order: the flags, the
  * environment (BULA_API_KEY, BULA_BASE_URL), the profile, and for the base URL
- * the default local simulator. The profile is the one named by the flag or
+ * the default local simulator. The publishable key comes from its flag, else
+ * from the same place as the secret key (BULA_PUBLISHABLE_KEY beside
+ * BULA_API_KEY, or the profile's pair), so the two belong to one merchant; a
+ * secret key given as a flag has no publishable key but the flag's. The
+ * profile is the one named by the flag or
  * BULA_PROFILE, else the config's current profile, else "default". A profile
  * named explicitly must exist, so that a typo does not fall back silently.
  */
@@ -146,9 +154,13 @@ export async function resolveConnection(
         (known.length ? ` (profiles: ${known.join(', ')}).` : '. Create one with `bula login`.'),
     )
   }
+  const envKey = envValue(env, 'BULA_API_KEY')
+  const pairedPublishable = flags.apiKey ? undefined : envKey ? envValue(env, 'BULA_PUBLISHABLE_KEY') : profile?.publishableKey
+  const publishableKey = flags.publishableKey || pairedPublishable
   return {
     profileName,
     baseUrl: flags.baseUrl || envValue(env, 'BULA_BASE_URL') || profile?.baseUrl || DEFAULT_BASE_URL,
-    apiKey: flags.apiKey || envValue(env, 'BULA_API_KEY') || profile?.apiKey,
+    apiKey: flags.apiKey || envKey || profile?.apiKey,
+    ...(publishableKey ? { publishableKey } : {}),
   }
 }

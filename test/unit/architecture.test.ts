@@ -23,6 +23,8 @@ describe('the lint enforces the three walls', () => {
     ['server/store/new-index.ts', "import { createSession } from '../services/checkout-sessions.js'", 'The store knows documents'],
     ['server/store/new-index.ts', "import type { ClockService } from '../clock/clock-service.js'", 'The store knows documents'],
     ['server/http/routes/new-route.ts', "import { StoreWriteError } from '../../store/types.js'", 'HTTP reaches data through services'],
+    ['src/conformance/cases/new-cases.ts', "import { startServer } from '../../../server/start.js'", 'talks to its target over HTTP only'],
+    ['src/conformance/new-report.ts', "import { formatTable } from '../cli/output.js'", 'The conformance suite does not import the CLI'],
   ])('%s: %s fails', async (file, importLine, message) => {
     const messages = await lintAs(file, `${importLine}\nexport const used = [${importLine.match(/\{ (?:type )?(\w+) \}/)![1]}]\n`)
     expect(messages.join('\n')).toContain(`no-restricted-imports: '`)

@@ -138,6 +138,18 @@ describe('resolveConnection', () => {
     })
   })
 
+  it('takes the publishable key from where the secret key came from, so both are one merchant\'s', async () => {
+    await saveProfile('pair', { baseUrl: 'http://pair', apiKey: 'sk_test_pair', publishableKey: 'pk_test_pair' }, { env })
+    const pairEnv = { ...env, BULA_PROFILE: 'pair' }
+    expect(await resolveConnection({}, { env: pairEnv })).toMatchObject({ apiKey: 'sk_test_pair', publishableKey: 'pk_test_pair' })
+    const withEnv = { ...pairEnv, BULA_API_KEY: 'sk_test_env', BULA_PUBLISHABLE_KEY: 'pk_test_env' }
+    expect(await resolveConnection({}, { env: withEnv })).toMatchObject({ apiKey: 'sk_test_env', publishableKey: 'pk_test_env' })
+    // A secret key of the environment never gets the profile's publishable key, nor a flag's the environment's.
+    expect((await resolveConnection({}, { env: { ...pairEnv, BULA_API_KEY: 'sk_test_env' } })).publishableKey).toBeUndefined()
+    expect((await resolveConnection({ apiKey: 'sk_test_flag' }, { env: withEnv })).publishableKey).toBeUndefined()
+    expect(await resolveConnection({ apiKey: 'sk_test_flag', publishableKey: 'pk_test_flag' }, { env: withEnv })).toMatchObject({ publishableKey: 'pk_test_flag' })
+  })
+
   it('treats empty environment variables as unset', async () => {
     const blank = { ...env, BULA_API_KEY: '', BULA_BASE_URL: '', BULA_PROFILE: '' }
     expect(await resolveConnection({}, { env: blank })).toMatchObject({
