@@ -1,6 +1,7 @@
 import { invalidRequest, invalidState } from '../../src/errors.js'
 import { MAX_AMOUNT, type Invoice, type InvoiceItem, type InvoiceStatus } from '../../src/schemas/index.js'
 import { formatFjd } from '../../src/money.js'
+import { fijiDate } from '../../src/time.js'
 import type { InvoiceRecord } from './records.js'
 
 export type { InvoiceRecord } from './records.js'
@@ -48,11 +49,6 @@ export const invoiceNumberKey = (invoice: Pick<InvoiceRecord, 'id' | 'merchantId
 
 /** `INV-0042`: the prefix (`INV-` plus optional digits) and the number padded to 4 digits. */
 export const formatInvoiceNumber = (prefix: string, n: number): string => `${prefix}${String(n).padStart(4, '0')}`
-
-/** Today's calendar date in Fiji at `now`, `YYYY-MM-DD`. */
-export function fijiDate(now: number): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Fiji', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
-}
 
 /** Derived, not a status: a sent, unpaid invoice past its due date in Fiji (spec). */
 export const isOverdue = (invoice: InvoiceRecord, now: number): boolean => invoice.status === 'sent' && fijiDate(now) > invoice.dueDate

@@ -1,7 +1,8 @@
 import type { InvoiceStatus, Mode } from '../../src/schemas/index.js'
 import type { ServiceContext } from '../context.js'
-import { fijiDate, invoicePageUrl, isOverdue, taxLineLabel, totalsOf, type InvoiceRecord } from '../domain/invoice.js'
+import { invoicePageUrl, isOverdue, taxLineLabel, totalsOf, type InvoiceRecord } from '../domain/invoice.js'
 import { formatFjd } from '../../src/money.js'
+import { formatDay, formatFijiDay } from '../../src/time.js'
 
 /**
  * What the customer reads on an invoice, as display strings: the one source
@@ -35,21 +36,6 @@ export interface InvoiceLineView {
   unitPrice: string
   amount: string
 }
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const
-
-/**
- * `2026-11-22` → `22 Nov 2026`. Spelled out by hand rather than with Intl,
- * whose month abbreviations change between ICU versions ("Sep" / "Sept"),
- * so a PDF's bytes do not depend on the Node build.
- */
-function formatDay(isoDate: string): string {
-  const [year, month, day] = isoDate.split('-').map(Number)
-  return `${day} ${MONTHS[month! - 1]} ${year}`
-}
-
-/** The calendar day in Fiji of a timestamp, as `formatDay` writes it. */
-const formatFijiDay = (at: number): string => formatDay(fijiDate(at))
 
 /** `15`, `12.5`, `8.25`: the percent as entered (at most 2 decimal places), without float noise. */
 const formatPercent = (percent: number): string => String(Number(percent.toFixed(2)))

@@ -36,6 +36,7 @@ import { runIdempotent, type IdempotentResult } from './idempotency.js'
 import { EXPIRE_JOB, PURGE_EMAIL_JOB, registerTargetedJob, scheduleTargetedJob } from '../clock/targeted-jobs.js'
 import { sendEmail } from './outbox.js'
 import { formatFjd } from '../../src/money.js'
+import { formatTime } from '../../src/time.js'
 
 export const CREATE_ROUTE = 'POST /v1/checkout-sessions'
 
@@ -257,9 +258,7 @@ function sendReceipt(ctx: ServiceContext, session: CheckoutSessionRecord, intent
   const values = {
     displayName,
     amount: formatFjd(session.amount),
-    paidAt: new Intl.DateTimeFormat('en-FJ', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Pacific/Fiji' }).format(
-      ctx.clock.now(merchant.id),
-    ),
+    paidAt: formatTime(ctx.clock.now(merchant.id)),
     provider: PROVIDER_NAMES[intent.provider],
     sessionId: session.id,
   }

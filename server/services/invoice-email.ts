@@ -7,6 +7,7 @@ import { renderInvoicePdf } from '../pdf/invoice-pdf.js'
 import { ownInvoice } from './invoices.js'
 import { sendEmail } from './outbox.js'
 import { formatFjd } from '../../src/money.js'
+import { formatDay } from '../../src/time.js'
 
 /**
  * "E-mail the invoice" from the dashboard (the API itself never e-mails):
@@ -23,7 +24,7 @@ export async function emailInvoice(ctx: ServiceContext, caller: Caller, id: stri
     customerName: invoice.customerName,
     number: invoice.number ?? '',
     total: formatFjd(totalsOf(invoice).total),
-    dueDate: invoice.dueDate,
+    dueDate: formatDay(invoice.dueDate),
     url: invoicePageUrl(invoice, ctx.urls.base),
   }
   const { merchantId: _m, ...email } = sendEmail(ctx, invoice.merchantId, invoice.mode, {

@@ -3,6 +3,7 @@ import type { CheckoutSession, Email, Invoice, InvoiceItem, PaymentIntent, Payou
 import { formatFields, formatTable, formatTime, type Column } from './output.js'
 import { describeDestination } from '../payout-destination.js'
 import { formatFjd, formatMoney } from '../money.js'
+import { formatDay } from '../time.js'
 
 /** `key: value` renderings of resources that several commands print. */
 export type Fields = Array<readonly [string, string]>
@@ -70,7 +71,7 @@ const invoiceFields = (invoice: Invoice): Fields => [
   ['customer', invoice.customerName],
   ['email', invoice.customerEmail ?? '-'],
   ['vat number', invoice.vatNumber ?? '-'],
-  ['due date', invoice.dueDate],
+  ['due date', formatDay(invoice.dueDate)],
   ['url', invoice.url],
   ['created', formatTime(invoice.createdAt)],
   ['sent', formatTime(invoice.sentAt)],

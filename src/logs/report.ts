@@ -15,10 +15,10 @@ function colorStatus(status: number, colors: ChalkInstance): string {
   return paint(String(status))
 }
 
-/** `2026-01-02T10:00:00.000Z  test  POST    /v1/checkout-sessions  201  12.5 ms  order-1  req_...`; `-` for no idempotency key. */
+/** `2 Jan 2026, 22:00:05 FJT (10:00:05 UTC)  test  POST    /v1/checkout-sessions  201  12.5 ms  order-1  req_...`; `-` for no idempotency key. */
 export function formatRequestLine(entry: RequestLogEntry, colors: ChalkInstance): string {
   return [
-    formatTime(entry.at),
+    formatTime(entry.at, { seconds: true }),
     entry.mode,
     entry.method.padEnd(METHOD_WIDTH),
     entry.path.padEnd(PATH_WIDTH),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { advanceClockResponseSchema, clockSchema, settingsSchema } from '../../src/schemas/index.js'
+import { formatTime } from '../../src/time.js'
 import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
 
 const HOUR = 60 * 60 * 1000
@@ -20,17 +21,17 @@ describe('clock', () => {
     expect(result.offsetMs - before.offsetMs).toBe(2 * HOUR)
 
     const show = await cli(merchant, ['clock', 'show'])
-    expect(show.stdout).toMatch(/^now:\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \(\d+\)$/m)
+    expect(show.stdout).toMatch(/^now:\s+\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d FJT \((?:\d{1,2} [A-Z][a-z]{2} )?\d\d:\d\d UTC\) \(\d+\)$/m)
     expect(show.stdout).toMatch(/^ahead of real time by:\s+2h$/m)
   })
 
-  it('advances to a time, prints it as ISO and ms, and lists what ran', async () => {
+  it('advances to a time, prints it for people (Fiji and UTC) and as ms, and lists what ran', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     const before = clockSchema.parse(parseJsonOutput(await cli(merchant, ['clock', 'show', '--json'])))
     const target = before.now + 3 * 24 * HOUR
     const result = await cli(merchant, ['clock', 'advance', '--to', new Date(target).toISOString()])
     expect(result.exitCode, result.stderr).toBe(0)
-    expect(result.stdout).toContain(`now: ${new Date(target).toISOString()} (${target})`)
+    expect(result.stdout).toContain(`now: ${formatTime(target)} (${target})`)
     expect(result.stdout).toMatch(/No actions were due\.|^AT\s+KIND\s+DESCRIPTION$/m)
   })
 

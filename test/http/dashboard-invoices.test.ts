@@ -89,7 +89,7 @@ describe('Invoices list', () => {
     const rowsOf = (page: DashboardPage) => [...page.html.matchAll(/<a href="\/dashboard\/invoices\/(\d+)">/g)].map((m) => Number(m[1]))
     expect(rowsOf(first)).toEqual(ids.slice(-20).reverse())
     expect(first.html).toContain(`>${sent.body.number}</a></td><td>Late Payer</td><td>FJ$1,076.40</td><td><span class="badge badge-ok">sent</span></td>`)
-    expect(first.html).toContain('<span class="badge badge-bad">overdue</span></td><td>2026-11-01</td><td>2026-11-22 10:00 UTC</td>')
+    expect(first.html).toContain('<span class="badge badge-bad">overdue</span></td><td>1 Nov 2026</td><td>22 Nov 2026, 22:00 FJT (10:00 UTC)</td>')
     expect(first.html).toContain(`>Draft #${ids[21]}</a></td><td>Customer 21</td>`)
     expect(first.html).toContain('Invoices of test mode')
     const next = new RegExp(`href="(/dashboard/invoices\\?starting_after=${ids[3]})">Next page`).exec(first.html)

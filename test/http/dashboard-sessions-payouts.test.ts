@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { formatTime } from '../../server/http/dashboard/kit.js'
+import { formatTime } from '../../src/time.js'
 import { DashboardAgent, type DashboardPage } from '../helpers/dashboard.js'
 import { DAY, HOUR, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
@@ -265,7 +265,7 @@ describe('Payouts', () => {
     expect(rows[1]).toContain('FJ$40.00')
     expect(rows[1]).toContain('<span class="badge badge-ok">paid</span>')
     expect(rows[1]).toContain('<td>Wallet</td>')
-    expect(rows[1]).toContain('Paid 2026-11-23 00:00 UTC')
+    expect(rows[1]).toContain('Paid 23 Nov 2026, 12:00 FJT (00:00 UTC)')
 
     // The chart: an accessible SVG with one bar per payout and the balance as a step line.
     const svg = /<svg[\s\S]*?<\/svg>/.exec(page.html)![0]
@@ -273,9 +273,9 @@ describe('Payouts', () => {
     expect(svg).toContain('<title id="balance-chart-title">Balance and payouts over time, test mode</title>')
     expect(svg).toContain('2 payouts totalling FJ$47.00; balance FJ$0.00 at the end.')
     expect(svg.match(/<rect class="chart-bar"/g)).toHaveLength(2)
-    expect(svg).toContain('<title>Payout of FJ$40.00, 2026-11-23 00:00 UTC</title>')
+    expect(svg).toContain('<title>Payout of FJ$40.00, 23 Nov 2026, 12:00 FJT (00:00 UTC)</title>')
     expect(svg).toContain('FJ$40.00</text>')
-    expect(svg).toContain('11-23 00:00</text>')
+    expect(svg).toContain('23 Nov 00:00</text>')
     // Its data as a table, newest first.
     const table = page.html.slice(page.html.indexOf('<details>'), page.html.indexOf('</details>'))
     expect(table).toContain('Every change, newest first.')

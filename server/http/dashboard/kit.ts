@@ -400,6 +400,3 @@ export class DashboardKit {
 }
 
 const otherMode = (mode: Mode): Mode => (mode === 'test' ? 'live' : 'test')
-
-/** A time as the dashboard shows it: to the minute, in UTC (the clock the settlement runs use). */
-export const formatTime = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`

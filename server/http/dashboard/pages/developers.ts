@@ -4,7 +4,8 @@ import { ROTATION_OVERLAP_MS } from '../../../domain/api-key.js'
 import { createKey, listKeys, revokeKey, rotateKey } from '../../../services/api-keys.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, formatTime, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, type Dash, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 
 const OVERLAP_HOURS = ROTATION_OVERLAP_MS / 3_600_000
 

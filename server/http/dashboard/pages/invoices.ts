@@ -27,7 +27,8 @@ import {
 } from '../../../services/invoices.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, errorFlash, formatTime, type Dash, type DashboardKit, type PageResult } from '../kit.js'
+import { dashPath, errorFlash, type Dash, type DashboardKit, type PageResult } from '../kit.js'
+import { formatDay, formatTime } from '../../../../src/time.js'
 import { formatFjd, parseUnitPrice } from '../../../../src/money.js'
 
 const PAGE_SIZE = 20
@@ -234,7 +235,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
                 formatFjd(invoice.total),
                 kit.statusBadge(invoice.status),
                 invoice.overdue ? kit.statusBadge('overdue') : '—',
-                invoice.dueDate,
+                formatDay(invoice.dueDate),
                 formatTime(invoice.createdAt),
               ]),
               filter.status === '' ? `No Invoices in ${mode} mode yet.` : `No ${filter.status} Invoices in ${mode} mode.`,
@@ -320,7 +321,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
         customerName: invoice.customerName,
         customerEmail: invoice.customerEmail ?? 'None (needed to e-mail the invoice)',
         vatNumber: invoice.vatNumber ?? 'None',
-        dueDate: invoice.dueDate,
+        dueDate: formatDay(invoice.dueDate),
         overdueText: invoice.overdue ? 'Yes: past its due date in Fiji' : 'No',
         hostedPage: draft ? safe('Once sent') : kit.render('invoice-hosted-link', { url: invoice.url }),
         sessions: sessions.length === 0 ? safe('None yet') : kit.join(sessions, ', '),

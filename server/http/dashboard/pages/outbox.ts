@@ -3,7 +3,8 @@ import { notFound } from '../../../../src/errors.js'
 import type { Email } from '../../../../src/schemas/index.js'
 import { listEmails } from '../../../services/outbox.js'
 import { safe } from '../../../templates.js'
-import { dashPath, formatTime, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, type Dash, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 
 /**
  * The stored HTML is the merchant's e-mail, shown in a sandboxed frame: no

@@ -13,7 +13,8 @@ import { presentSettings, updateSettings } from '../../../services/settings.js'
 import { approveVerification, getVerification, rejectVerification, submitVerification } from '../../../services/verification.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, formatTime, type ActionInput, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, type ActionInput, type Dash, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 
 const SCHEDULE_LABELS: Record<PayoutSchedule, string> = {
   daily: 'Daily',

@@ -15,7 +15,8 @@ import { getEvent, listEvents, resendEvent } from '../../../events/event-log.js'
 import { deleteEndpoint, listEndpoints, registerEndpoint, rotateEndpointSecret } from '../../../services/webhook-endpoints.js'
 import type { SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, formatTime, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, type Dash, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 
 const OVERLAP_HOURS = SECRET_OVERLAP_MS / 3_600_000
 const EVENTS_PAGE_SIZE = 25
@@ -251,7 +252,7 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
           ['Endpoint', 'Time', 'Result', 'Latency', 'Response'],
           attempts.map(({ delivery, attempt }) => [
             kit.render('webhook-url', { url: delivery.url }),
-            formatTime(attempt.at),
+            formatTime(attempt.at, { seconds: true }),
             attemptResult(attempt),
             `${attempt.latencyMs} ms`,
             attempt.response.length > RESPONSE_PREVIEW ? `${attempt.response.slice(0, RESPONSE_PREVIEW)}…` : attempt.response,
