@@ -2,7 +2,7 @@ import { invalidRequest, invalidState } from '../../src/errors.js'
 import { MAX_AMOUNT, type Invoice, type InvoiceItem, type InvoiceStatus } from '../../src/schemas/index.js'
 import { formatFjd } from '../../src/money.js'
 import { fijiDate } from '../../src/time.js'
-import type { InvoiceRecord } from './records.js'
+import type { InvoiceRecord, MerchantSettingsRecord } from './records.js'
 
 export type { InvoiceRecord } from './records.js'
 
@@ -43,6 +43,22 @@ export const DEFAULT_TAX_LABEL = 'Tax'
  */
 export const taxLineLabel = (label: string | null, taxPercent: number): string | null => label ?? (taxPercent > 0 ? DEFAULT_TAX_LABEL : null)
 
+/**
+ * The VAT number is the seller's (docs/invoices-pdf-and-page.md): the
+ * merchant's from Settings, unless this invoice gives its own.
+ */
+export const sellerVatNumber = (invoice: Pick<InvoiceRecord, 'vatNumber'>, settings: Pick<MerchantSettingsRecord, 'vatNumber'>): string | null =>
+  invoice.vatNumber ?? settings.vatNumber ?? null
+
+/**
+ * "Tax Invoice" when a VAT-registered seller charges a tax line, the words
+ * Fiji's VAT rules ask a tax invoice to carry; "Invoice" otherwise.
+ */
+export function documentTitle(invoice: Pick<InvoiceRecord, 'vatNumber' | 'taxLabel' | 'taxPercent'>, settings: Pick<MerchantSettingsRecord, 'vatNumber'>): string {
+  const charged = taxLineLabel(invoice.taxLabel, invoice.taxPercent) !== null
+  return charged && sellerVatNumber(invoice, settings) !== null ? 'Tax Invoice' : 'Invoice'
+}
+
 /** The key of an Invoice in the store's `byNumber` index: its number within its merchant and mode; a draft has none yet. */
 export const invoiceNumberKey = (invoice: Pick<InvoiceRecord, 'id' | 'merchantId' | 'mode' | 'number'>): string =>
   invoice.number === null ? `draft ${invoice.id}` : `${invoice.merchantId} ${invoice.mode} ${invoice.number}`
@@ -76,7 +92,7 @@ export const invoicePageUrl = (invoice: Pick<InvoiceRecord, 'pageToken'>, baseUr
 /** Paid in full through its Checkout Session (spec: sent → paid). */
 export const markPaid = (invoice: InvoiceRecord, now: number): InvoiceRecord => transitionInvoice(invoice, 'paid', now)
 
-export function presentInvoice(invoice: InvoiceRecord, baseUrl: string, now: number): Invoice {
+export function presentInvoice(invoice: InvoiceRecord, settings: Pick<MerchantSettingsRecord, 'vatNumber'>, baseUrl: string, now: number): Invoice {
   return {
     id: invoice.invoiceId,
     number: invoice.number,
@@ -97,5 +113,6 @@ export function presentInvoice(invoice: InvoiceRecord, baseUrl: string, now: num
     sentAt: invoice.sentAt,
     paidAt: invoice.paidAt,
     voidedAt: invoice.voidedAt,
+    sellerVatNumber: sellerVatNumber(invoice, settings),
   }
 }

@@ -11,6 +11,7 @@ export type Fields = Array<readonly [string, string]>
 export const settingsFields = (settings: Settings): Fields => [
   ['mode', settings.mode],
   ['display name', settings.displayName],
+  ['vat number', settings.vatNumber ?? '-'],
   ['invoice prefix', settings.invoicePrefix],
   ['next invoice number', String(settings.invoiceNextNumber)],
   ['receipts', settings.receiptsEnabled ? 'on' : 'off'],
@@ -70,7 +71,8 @@ const invoiceFields = (invoice: Invoice): Fields => [
   ['mode', invoice.mode],
   ['customer', invoice.customerName],
   ['email', invoice.customerEmail ?? '-'],
-  ['vat number', invoice.vatNumber ?? '-'],
+  // The API's vatNumber is the invoice's own; sellerVatNumber is what the document shows.
+  ['vat number', invoice.vatNumber ?? (invoice.sellerVatNumber === null ? '-' : `${invoice.sellerVatNumber} (from settings)`)],
   ['due date', formatDay(invoice.dueDate)],
   ['url', invoice.url],
   ['created', formatTime(invoice.createdAt)],

@@ -81,6 +81,21 @@ describe('settings', () => {
     expect(wallet.stdout).toMatch(/^display name:\s+Kai Store$/m)
   })
 
+  it('sets the merchant\'s VAT number, which invoices then show as the seller\'s, and clears it (issue 14)', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const set = await cli(merchant, ['settings', 'set', '--vat-number', '50-12345-0-1'])
+    expect(set.exitCode, set.stderr).toBe(0)
+    expect(set.stdout).toMatch(/^vat number:\s+50-12345-0-1$/m)
+    const invoice = await cli(merchant, ['invoices', 'create', '--customer', 'Mere Vula', '--item', 'Kava bowl:2:45.50', '--tax', 'VAT:12.5', '--due', '2026-12-31'])
+    expect(invoice.exitCode, invoice.stderr).toBe(0)
+    expect(invoice.stdout).toMatch(/^vat number:\s+50-12345-0-1 \(from settings\)$/m)
+    expect(invoice.stdout).toMatch(/^tax:\s+FJ\$11\.38 \(VAT 12\.5%\)$/m)
+    const cleared = await cli(merchant, ['settings', 'set', '--clear-vat-number', '--json'])
+    expect(settingsSchema.parse(parseJsonOutput(cleared)).vatNumber).toBeNull()
+    const both = await cli(merchant, ['settings', 'set', '--clear-vat-number', '--vat-number', 'x'])
+    expect(both.exitCode).toBe(2)
+  })
+
   it('passes the simulator\'s validation error through with its param', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     const result = await cli(merchant, ['settings', 'set', '--invoice-prefix', 'BILL-', '--json'])
