@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { formatTime } from '../../src/time.js'
-import { DashboardAgent, type DashboardPage } from '../helpers/dashboard.js'
+import { DashboardAgent, errorFlashOf, okFlashOf, type DashboardPage } from '../helpers/dashboard.js'
 import { DAY, HOUR, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
@@ -42,9 +42,6 @@ async function merchant(tier: 'business' | 'individual' = 'business') {
   return { keys, api, agent, create, pay, advance }
 }
 
-/** The error flash of a page, or '' without one. */
-const errorFlashOf = (page: DashboardPage): string => /<div class="flash flash-error"[\s\S]*?<\/div>/.exec(page.html)?.[0] ?? ''
-const okFlashOf = (page: DashboardPage): string => /<div class="flash flash-ok"[\s\S]*?<\/div>/.exec(page.html)?.[0] ?? ''
 /** The rows of a page's first table body. */
 const rowsOf = (page: DashboardPage): string[] => /<tbody>([\s\S]*?)<\/tbody>/.exec(page.html)?.[1]?.match(/<tr>[\s\S]*?<\/tr>/g) ?? []
 const nextLinkOf = (page: DashboardPage): string | undefined =>

@@ -306,6 +306,9 @@ export class DashboardKit {
           return
         }
         dash.session.flash = flash
+        // The page comes back with what was typed, not an empty form (issue 14).
+        const { _csrf: _token, _back: _way, ...typed } = input.fields
+        dash.session.typed = { action: req.path, fields: typed }
         res.redirect(303, back)
       }
     })
@@ -331,9 +334,20 @@ export class DashboardKit {
     return { caller, session, now: this.ctx.clock.now(merchant.id), here: req.originalUrl }
   }
 
+  /**
+   * What was typed into the form posting to `action` when the simulator
+   * refused it just before this page; undefined otherwise. Pages fill their
+   * forms from it rather than from the stored values.
+   */
+  typed(dash: Dash, action: string): Record<string, string> | undefined {
+    const typed = dash.session.typed
+    return typed?.action === action ? typed.fields : undefined
+  }
+
   send(res: Response, dash: Dash, page: PageResult): void {
     const flash = dash.session.flash
     dash.session.flash = null
+    dash.session.typed = null
     res.status(page.status ?? 200).type('html').send(this.layout(dash, page, flash))
   }
 

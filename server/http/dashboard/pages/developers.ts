@@ -67,7 +67,15 @@ export function registerDevelopersPages(kit: DashboardKit, router: Router): void
           action: '/developers/keys',
           submit: `Create ${mode} key`,
           className: 'stack-form compact',
-          fields: kit.render('key-type-field', {}),
+          fields: kit.render('key-type-field', {
+            options: kit.options(
+              [
+                { value: 'secret', label: 'Secret key (sk_…)' },
+                { value: 'publishable', label: 'Publishable key (pk_…)' },
+              ],
+              kit.typed(dash, '/developers/keys')?.type ?? 'secret',
+            ),
+          }),
         }),
       }),
     }

@@ -45,7 +45,7 @@ export function registerOverviewPages(kit: DashboardKit, router: Router): void {
           action: '/clock/advance',
           submit: 'Advance',
           className: 'stack-form compact',
-          fields: kit.render('advance-field', {}),
+          fields: kit.render('advance-field', { duration: kit.typed(dash, '/clock/advance')?.duration ?? '' }),
         }),
         recentSessions: kit.table(
           ['Session', 'Amount', 'Status', 'Created'],

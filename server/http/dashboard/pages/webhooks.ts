@@ -116,8 +116,9 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
         addForm: kit.form(dash, {
           action: '/webhooks',
           submit: 'Add endpoint',
-          className: 'stack-form compact',
+          className: 'stack-form compact wide',
           fields: kit.render('webhook-url-field', {
+            url: kit.typed(dash, '/webhooks')?.url ?? '',
             hint: mode === 'test' ? 'HTTPS, or http on localhost, 127.0.0.1 or [::1] in test mode.' : 'HTTPS only in live mode.',
           }),
         }),
@@ -259,6 +260,11 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
           ]),
           'No attempts yet.',
         ),
+        resendAll: kit.form(dash, {
+          action: `${eventPath(event.event_id)}/resend`,
+          submit: 'Resend to every endpoint',
+          confirm: `Send ${event.event_id} again to every active ${dash.caller.mode} endpoint?`,
+        }),
         resend: kit.table(
           ['Endpoint', 'Status', 'Resend'],
           endpoints.map((endpoint) => [
