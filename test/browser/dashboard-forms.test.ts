@@ -171,6 +171,17 @@ describe.skipIf(skipBrowserTests)('the dashboard forms a newcomer meets', () => 
     await shootBoth('outbox-email')
   })
 
+  it('greets a browser at the base URL with the start page', async () => {
+    await page.goto(`${server.baseUrl}/`)
+    await expect(page.getByRole('heading', { name: 'Bula simulator', level: 1 }).isVisible()).resolves.toBe(true)
+    await page.getByRole('link', { name: 'OpenAPI description' }).waitFor()
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')
+    expect(overflow).toBe(0)
+    await shootBoth('start-page')
+    await page.getByRole('link', { name: 'Dashboard' }).click()
+    await expect(page.getByRole('heading', { name: 'Overview', level: 1 }).isVisible()).resolves.toBe(true)
+  })
+
   it('resends an event to every endpoint at once', async () => {
     expect((await api.post('/v1/webhook-endpoints', { url: receiver.url })).status).toBe(200)
     await receiver.waitFor(1)

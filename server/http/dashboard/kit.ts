@@ -409,7 +409,7 @@ export class DashboardKit {
 
   /** A page outside a session (sign-in, signed out): the same stylesheet, no navigation. */
   bare(title: string, content: SafeHtml): string {
-    return this.ctx.templates.render('dashboard/bare.html', { title: `${title} · Bula dashboard`, content, assets: dashPath('/assets') })
+    return this.ctx.templates.render('dashboard/bare.html', { title: `${title} · Bula dashboard`, brand: 'Bula dashboard', content, assets: dashPath('/assets') })
   }
 }
 
