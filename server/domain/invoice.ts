@@ -76,11 +76,19 @@ const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
   void: [],
 }
 
+/** Where an Invoice's status leaves it, as a sentence reads it: "Invoice 3 has already been paid". */
+export const INVOICE_STATE_WORDS: Record<InvoiceStatus, string> = {
+  draft: 'is still a draft',
+  sent: 'has already been sent',
+  paid: 'has already been paid',
+  void: 'has been voided',
+}
+
 /** The Invoice moved to `to` at `now` (its sentAt, voidedAt or paidAt), or invalid_state when its state machine forbids the move. */
 export function transitionInvoice(invoice: InvoiceRecord, to: Exclude<InvoiceStatus, 'draft'>, now: number): InvoiceRecord {
   if (!TRANSITIONS[invoice.status].includes(to)) {
     const verb = { sent: 'sent', void: 'voided', paid: 'paid' }[to]
-    throw invalidState(`Invoice ${invoice.invoiceId} is ${invoice.status} and cannot be ${verb}.`)
+    throw invalidState(`Invoice ${invoice.invoiceId} ${INVOICE_STATE_WORDS[invoice.status]} and cannot be ${verb}.`)
   }
   const stamped = { sent: 'sentAt', void: 'voidedAt', paid: 'paidAt' } as const
   return { ...invoice, status: to, [stamped[to]]: now }
@@ -88,6 +96,18 @@ export function transitionInvoice(invoice: InvoiceRecord, to: Exclude<InvoiceSta
 
 /** The hosted page the customer pays on (docs/simulator.md, "Payments": `{base}/i/{unguessable token}`). */
 export const invoicePageUrl = (invoice: Pick<InvoiceRecord, 'pageToken'>, baseUrl: string): string => `${baseUrl}/i/${invoice.pageToken}`
+
+/** Why a customer cannot pay an Invoice that is not sent, in words. */
+export function cannotPayMessage(invoice: Pick<InvoiceRecord, 'invoiceId' | 'number' | 'status'>): string {
+  switch (invoice.status) {
+    case 'draft':
+      return `Invoice ${invoice.invoiceId} is still a draft; send it before it can be paid.`
+    case 'paid':
+      return `Invoice ${invoice.number} has already been paid.`
+    default:
+      return `Invoice ${invoice.number} ${INVOICE_STATE_WORDS[invoice.status]}; it can no longer be paid.`
+  }
+}
 
 /** Paid in full through its Checkout Session (spec: sent → paid). */
 export const markPaid = (invoice: InvoiceRecord, now: number): InvoiceRecord => transitionInvoice(invoice, 'paid', now)

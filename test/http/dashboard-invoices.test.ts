@@ -322,7 +322,7 @@ describe('Invoice page', () => {
     // A stale page's Send form: the service refuses, and the page says why.
     const refused = await agent.post(`${path}/send`, { ...form, idempotencyKey: 'dash_another-key-0123456789' })
     expect(refused.location).toBe(path)
-    expect(errorFlashOf(await agent.follow(refused))).toContain(`Invoice ${draft.id} is void and cannot be sent.`)
+    expect(errorFlashOf(await agent.follow(refused))).toContain(`Invoice ${draft.id} has been voided and cannot be sent.`)
   })
 
   it('e-mails a sent invoice into the outbox; without an address it says so', async () => {
