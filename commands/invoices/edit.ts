@@ -10,7 +10,7 @@ export default class InvoicesEdit extends BaseCommand<Invoice> {
   static override description =
     'Only the fields given change; --item replaces all the items (give each one again). --tax replaces the whole ' +
     'tax line, and --clear-* removes the e-mail, the tax line or the invoice\'s own VAT number (settings\' one is printed then). A sent Invoice cannot be edited ' +
-    '(invalid_state): void it and create another. The FJD 5,000.00 cap is checked when the draft is sent.'
+    '(invalid_state): void it and create another. The FJ$5,000.00 cap is checked when the draft is sent.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> 12 --due 2027-01-31',
