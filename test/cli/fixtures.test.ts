@@ -191,7 +191,9 @@ describe('bula events export --as-fixture', () => {
 
     // The fixture is readable: steps say what they make.
     const fixture = JSON.parse(await readFile(file, 'utf8')) as { description: string; steps: Array<{ description?: string }> }
-    expect(fixture.description).toContain(`${recorded.merchantId}) that made ${original.length} events`)
+    expect(fixture.description).toContain(`${recorded.merchantId}) that made ${original.length} events from `)
+    // Its times read as every time the CLI shows (issue 14): Fiji time with UTC beside it.
+    expect(fixture.description).toMatch(/ from \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d FJT \(.*UTC\) to /)
     expect(fixture.steps.every((step) => typeof step.description === 'string')).toBe(true)
   })
 
