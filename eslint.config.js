@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint'
 
 const SERVER_NOT_CLI = {
   regex: '(^|/)src/(cli|ui)/',
-  message: 'The simulator does not import the CLI: shared knowledge lives in a neutral module (src/money.ts, src/duration.ts).',
+  message: 'The simulator does not import the CLI: shared knowledge lives in a neutral module (src/money.ts, src/time.ts, src/duration.ts).',
 }
 
 export default tseslint.config(

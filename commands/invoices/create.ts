@@ -16,7 +16,7 @@ export default class InvoicesCreate extends BaseCommand<Invoice> {
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --customer "Mere Vula" --item "Kava bowl:2:45.50" --due 2026-12-31',
-    '<%= config.bin %> <%= command.id %> --customer "Kai Store Ltd" --item "Masi print: large:1:120" --item "Delivery:1:15" --tax VAT:15 --due 2026-12-31 --email accounts@kaistore.fj --vat-number 12-34567-8',
+    '<%= config.bin %> <%= command.id %> --customer "Kai Store Ltd" --item "Masi print: large:1:120" --item "Delivery:1:15" --tax VAT:12.5 --due 2026-12-31 --email accounts@kaistore.fj',
     '<%= config.bin %> <%= command.id %> --file invoice.json --idempotency-key order-1234 --json',
   ]
 

@@ -9,12 +9,12 @@ export default class InvoicesEdit extends BaseCommand<Invoice> {
 
   static override description =
     'Only the fields given change; --item replaces all the items (give each one again). --tax replaces the whole ' +
-    'tax line, and --clear-* removes the e-mail, the tax line or the VAT number. A sent Invoice cannot be edited ' +
-    '(invalid_state): void it and create another. The FJD 5,000.00 cap is checked when the draft is sent.'
+    'tax line, and --clear-* removes the e-mail, the tax line or the invoice\'s own VAT number (settings\' one is printed then). A sent Invoice cannot be edited ' +
+    '(invalid_state): void it and create another. The FJ$5,000.00 cap is checked when the draft is sent.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> 12 --due 2027-01-31',
-    '<%= config.bin %> <%= command.id %> 12 --item "Kava bowl:3:45.50" --item "Tanoa:1:180" --tax VAT:15',
+    '<%= config.bin %> <%= command.id %> 12 --item "Kava bowl:3:45.50" --item "Tanoa:1:180" --tax VAT:12.5',
     '<%= config.bin %> <%= command.id %> 12 --clear-tax --clear-vat-number --json',
   ]
 
@@ -24,7 +24,7 @@ export default class InvoicesEdit extends BaseCommand<Invoice> {
     ...invoiceFieldFlags,
     'clear-email': Flags.boolean({ description: 'Remove the customer e-mail.', exclusive: ['email'] }),
     'clear-tax': Flags.boolean({ description: 'Remove the tax line.', exclusive: ['tax'] }),
-    'clear-vat-number': Flags.boolean({ description: 'Remove the VAT number.', exclusive: ['vat-number'] }),
+    'clear-vat-number': Flags.boolean({ description: 'Remove the invoice\'s own VAT number, so it shows the one in settings.', exclusive: ['vat-number'] }),
   }
 
   async run(): Promise<Invoice> {

@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
-
 import type { InvoiceList, ListInvoicesQuery } from '../../src/schemas/index.js'
 import { formatFjd } from '../../src/money.js'
+import { formatDay } from '../../src/time.js'
 
 export default class InvoicesList extends BaseCommand<InvoiceList> {
   static override summary = 'List Invoices, newest first (Business accounts).'
@@ -34,7 +34,7 @@ export default class InvoicesList extends BaseCommand<InvoiceList> {
         { header: 'NUMBER', value: (invoice) => invoice.number ?? '-' },
         { header: 'STATUS', value: (invoice) => (invoice.overdue ? `${invoice.status} (overdue)` : invoice.status) },
         { header: 'TOTAL', value: (invoice) => formatFjd(invoice.total) },
-        { header: 'DUE', value: (invoice) => invoice.dueDate },
+        { header: 'DUE', value: (invoice) => formatDay(invoice.dueDate) },
         { header: 'CUSTOMER', value: (invoice) => invoice.customerName },
       ],
       'No Invoices.',

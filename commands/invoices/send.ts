@@ -11,7 +11,7 @@ export default class InvoicesSend extends BaseCommand<Invoice> {
   static override description =
     'The number comes from the invoice prefix and counter in Settings. The API does not e-mail the customer: ' +
     'share the URL, or use `bula invoices email`. Only a draft can be sent (otherwise invalid_state), and a total ' +
-    'of FJD 5,000.00 or more is refused. Pass the same --idempotency-key again to retry safely: no second number is used.'
+    'of FJ$5,000.00 or more is refused. Pass the same --idempotency-key again to retry safely: no second number is used.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> 12',

@@ -13,6 +13,7 @@ export default class SettingsSet extends BaseCommand<Settings> {
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --display-name "Kai Store" --invoice-prefix INV-2026',
+    '<%= config.bin %> <%= command.id %> --vat-number 50-12345-0-1',
     '<%= config.bin %> <%= command.id %> --payout-schedule daily --payout-destination-bank "BSP:Kai Store Ltd:12345678"',
     '<%= config.bin %> <%= command.id %> --payout-destination-wallet mpaisa:+6797123456 --no-receipts',
     '<%= config.bin %> <%= command.id %> --no-live-providers --json',
@@ -20,6 +21,11 @@ export default class SettingsSet extends BaseCommand<Settings> {
 
   static override flags = {
     'display-name': Flags.string({ description: 'Name customers see on hosted pages and receipts.' }),
+    'vat-number': Flags.string({
+      description: 'Your VAT number, printed as the seller\'s on every invoice that does not give its own.',
+      exclusive: ['clear-vat-number'],
+    }),
+    'clear-vat-number': Flags.boolean({ description: 'Remove the VAT number (not VAT-registered).' }),
     'invoice-prefix': Flags.string({ description: 'Invoice number prefix: INV- followed by up to 8 digits.' }),
     'invoice-next-number': Flags.integer({ description: 'Number the next sent invoice gets (this mode\'s counter).', min: 1 }),
     receipts: Flags.boolean({ description: 'E-mail live-mode receipts to customers.', allowNo: true }),
@@ -43,6 +49,7 @@ export default class SettingsSet extends BaseCommand<Settings> {
     const { flags } = await this.parse(SettingsSet)
     const changes: UpdateSettingsRequest = {
       displayName: flags['display-name'],
+      vatNumber: flags['clear-vat-number'] ? null : flags['vat-number'],
       invoicePrefix: flags['invoice-prefix'],
       invoiceNextNumber: flags['invoice-next-number'],
       receiptsEnabled: flags.receipts,

@@ -22,10 +22,20 @@ const TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]> = {
   cancelled: [],
 }
 
+/** Where a session's status leaves it, as a sentence reads it: "This Checkout Session has already succeeded." */
+export const SESSION_STATE_WORDS: Record<SessionStatus, string> = {
+  pending: 'is still pending',
+  succeeded: 'has already succeeded',
+  failed: 'has already failed',
+  cancelled: 'was already cancelled',
+}
+
+const BECOME: Record<SessionStatus, string> = { pending: 'stay pending', succeeded: 'succeed', failed: 'fail', cancelled: 'be cancelled' }
+
 /** The session moved to `to` at `now` (its endedAt), or invalid_state when its state machine forbids the move. */
 export function transitionSession(session: CheckoutSessionRecord, to: SessionStatus, now: number): CheckoutSessionRecord {
   if (!TRANSITIONS[session.status].includes(to)) {
-    throw invalidState(`Checkout Session ${session.id} is ${session.status}; only a pending session can become ${to}.`)
+    throw invalidState(`Checkout Session ${session.id} ${SESSION_STATE_WORDS[session.status]}; only a pending session can ${BECOME[to]}.`)
   }
   return { ...session, status: to, endedAt: now }
 }

@@ -1,7 +1,8 @@
 import { invalidRequest, invalidState } from '../../src/errors.js'
 import { MAX_AMOUNT, type Invoice, type InvoiceItem, type InvoiceStatus } from '../../src/schemas/index.js'
 import { formatFjd } from '../../src/money.js'
-import type { InvoiceRecord } from './records.js'
+import { fijiDate } from '../../src/time.js'
+import type { InvoiceRecord, MerchantSettingsRecord } from './records.js'
 
 export type { InvoiceRecord } from './records.js'
 
@@ -42,17 +43,28 @@ export const DEFAULT_TAX_LABEL = 'Tax'
  */
 export const taxLineLabel = (label: string | null, taxPercent: number): string | null => label ?? (taxPercent > 0 ? DEFAULT_TAX_LABEL : null)
 
+/**
+ * The VAT number is the seller's (docs/invoices-pdf-and-page.md): the
+ * merchant's from Settings, unless this invoice gives its own.
+ */
+export const sellerVatNumber = (invoice: Pick<InvoiceRecord, 'vatNumber'>, settings: Pick<MerchantSettingsRecord, 'vatNumber'>): string | null =>
+  invoice.vatNumber ?? settings.vatNumber ?? null
+
+/**
+ * "Tax Invoice" when a VAT-registered seller charges a tax line, the words
+ * Fiji's VAT rules ask a tax invoice to carry; "Invoice" otherwise.
+ */
+export function documentTitle(invoice: Pick<InvoiceRecord, 'vatNumber' | 'taxLabel' | 'taxPercent'>, settings: Pick<MerchantSettingsRecord, 'vatNumber'>): string {
+  const charged = taxLineLabel(invoice.taxLabel, invoice.taxPercent) !== null
+  return charged && sellerVatNumber(invoice, settings) !== null ? 'Tax Invoice' : 'Invoice'
+}
+
 /** The key of an Invoice in the store's `byNumber` index: its number within its merchant and mode; a draft has none yet. */
 export const invoiceNumberKey = (invoice: Pick<InvoiceRecord, 'id' | 'merchantId' | 'mode' | 'number'>): string =>
   invoice.number === null ? `draft ${invoice.id}` : `${invoice.merchantId} ${invoice.mode} ${invoice.number}`
 
 /** `INV-0042`: the prefix (`INV-` plus optional digits) and the number padded to 4 digits. */
 export const formatInvoiceNumber = (prefix: string, n: number): string => `${prefix}${String(n).padStart(4, '0')}`
-
-/** Today's calendar date in Fiji at `now`, `YYYY-MM-DD`. */
-export function fijiDate(now: number): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'Pacific/Fiji', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now)
-}
 
 /** Derived, not a status: a sent, unpaid invoice past its due date in Fiji (spec). */
 export const isOverdue = (invoice: InvoiceRecord, now: number): boolean => invoice.status === 'sent' && fijiDate(now) > invoice.dueDate
@@ -64,11 +76,19 @@ const TRANSITIONS: Record<InvoiceStatus, readonly InvoiceStatus[]> = {
   void: [],
 }
 
+/** Where an Invoice's status leaves it, as a sentence reads it: "Invoice 3 has already been paid". */
+export const INVOICE_STATE_WORDS: Record<InvoiceStatus, string> = {
+  draft: 'is still a draft',
+  sent: 'has already been sent',
+  paid: 'has already been paid',
+  void: 'has been voided',
+}
+
 /** The Invoice moved to `to` at `now` (its sentAt, voidedAt or paidAt), or invalid_state when its state machine forbids the move. */
 export function transitionInvoice(invoice: InvoiceRecord, to: Exclude<InvoiceStatus, 'draft'>, now: number): InvoiceRecord {
   if (!TRANSITIONS[invoice.status].includes(to)) {
     const verb = { sent: 'sent', void: 'voided', paid: 'paid' }[to]
-    throw invalidState(`Invoice ${invoice.invoiceId} is ${invoice.status} and cannot be ${verb}.`)
+    throw invalidState(`Invoice ${invoice.invoiceId} ${INVOICE_STATE_WORDS[invoice.status]} and cannot be ${verb}.`)
   }
   const stamped = { sent: 'sentAt', void: 'voidedAt', paid: 'paidAt' } as const
   return { ...invoice, status: to, [stamped[to]]: now }
@@ -77,10 +97,22 @@ export function transitionInvoice(invoice: InvoiceRecord, to: Exclude<InvoiceSta
 /** The hosted page the customer pays on (docs/simulator.md, "Payments": `{base}/i/{unguessable token}`). */
 export const invoicePageUrl = (invoice: Pick<InvoiceRecord, 'pageToken'>, baseUrl: string): string => `${baseUrl}/i/${invoice.pageToken}`
 
+/** Why a customer cannot pay an Invoice that is not sent, in words. */
+export function cannotPayMessage(invoice: Pick<InvoiceRecord, 'invoiceId' | 'number' | 'status'>): string {
+  switch (invoice.status) {
+    case 'draft':
+      return `Invoice ${invoice.invoiceId} is still a draft; send it before it can be paid.`
+    case 'paid':
+      return `Invoice ${invoice.number} has already been paid.`
+    default:
+      return `Invoice ${invoice.number} ${INVOICE_STATE_WORDS[invoice.status]}; it can no longer be paid.`
+  }
+}
+
 /** Paid in full through its Checkout Session (spec: sent → paid). */
 export const markPaid = (invoice: InvoiceRecord, now: number): InvoiceRecord => transitionInvoice(invoice, 'paid', now)
 
-export function presentInvoice(invoice: InvoiceRecord, baseUrl: string, now: number): Invoice {
+export function presentInvoice(invoice: InvoiceRecord, settings: Pick<MerchantSettingsRecord, 'vatNumber'>, baseUrl: string, now: number): Invoice {
   return {
     id: invoice.invoiceId,
     number: invoice.number,
@@ -101,5 +133,6 @@ export function presentInvoice(invoice: InvoiceRecord, baseUrl: string, now: num
     sentAt: invoice.sentAt,
     paidAt: invoice.paidAt,
     voidedAt: invoice.voidedAt,
+    sellerVatNumber: sellerVatNumber(invoice, settings),
   }
 }

@@ -21,6 +21,7 @@ export function newMerchant(input: { id: string; email: string; name: string; ti
     balances: { test: 0, live: 0 },
     settings: {
       displayName: input.name,
+      vatNumber: null,
       invoicePrefix: DEFAULT_INVOICE_PREFIX,
       invoiceNextNumber: { test: 1, live: 1 },
       invoiceLastNumber: { test: 0, live: 0 },

@@ -17,6 +17,7 @@ import {
   rateStringSchema,
   sessionStatusSchema,
   tierSchema,
+  vatNumberSchema,
   verificationStatusSchema,
   webhookEndpointStatusSchema,
   webhookFaultsSchema,
@@ -91,6 +92,8 @@ export type VerificationRecord = z.infer<typeof verificationRecordSchema>
 
 export const merchantSettingsRecordSchema = z.strictObject({
   displayName: z.string().trim().min(1).max(100),
+  /** The seller's VAT number on invoices; absent in data written before it existed, which means none. */
+  vatNumber: vatNumberSchema.nullable().optional(),
   invoicePrefix: invoicePrefixSchema,
   /** Invoice numbers are counted per mode. */
   invoiceNextNumber: perMode(z.number().int().min(1).max(MAX_INVOICE_NUMBER)),
@@ -244,6 +247,7 @@ export const invoiceRecordSchema = z
     items: invoiceFields.items,
     taxLabel: invoiceFields.taxLabel.nullable(),
     taxPercent: invoiceFields.taxPercent,
+    /** This invoice's own seller VAT number, overriding the merchant's in Settings; null uses that one. */
     vatNumber: invoiceFields.vatNumber.nullable(),
     dueDate: invoiceFields.dueDate,
     /** The secret part of the hosted page's address: as long as the tokens server/ids.ts makes, so never guessable. */

@@ -9,6 +9,7 @@ import { openApiRouter } from './openapi.js'
 import { requestLogging } from './request-logging.js'
 import { checkoutPagesRouter } from './pages/checkout.js'
 import { invoicePagesRouter } from './pages/invoice.js'
+import { favicon, startPage } from './pages/start.js'
 import { apiKeysRouter } from './routes/api-keys.js'
 import { checkoutSessionsRouter } from './routes/checkout-sessions.js'
 import { invoicesRouter } from './routes/invoices.js'
@@ -51,6 +52,8 @@ export function createApp({ ctx, version, log, logRequests, listenHost }: AppOpt
   app.use('/pay', checkoutPagesRouter(ctx))
   app.use('/i', invoicePagesRouter(ctx))
   app.use('/dashboard', dashboardRouter(ctx, dashboardSessions))
+  app.get('/', startPage(ctx, version))
+  app.get('/favicon.ico', favicon)
   app.use(openApiRouter(app, ctx, version))
   app.use(notFoundHandler)
   app.use(errorHandler(log))

@@ -92,9 +92,9 @@ export async function renderInvoicePdf(ctx: ServiceContext, invoice: InvoiceReco
     lang: 'en',
     displayTitle: true,
     info: {
-      Title: `Invoice ${view.number}`,
+      Title: `${view.title} ${view.number}`,
       Author: view.displayName,
-      Subject: `Invoice ${view.number} for ${view.customerName}`,
+      Subject: `${view.title} ${view.number} for ${view.customerName}`,
       Creator: 'Bula',
       Producer: 'Bula',
       CreationDate: sentAt,
@@ -183,11 +183,13 @@ class InvoiceLayout {
     const nameStyle = (size: number): TextStyle => ({ font: 'bold', size, width: nameWidth })
     const nameSize = this.measure(view.displayName, nameStyle(18)).height > 2.5 * 18 ? 14 : 18
     let left = top + this.text(view.displayName, MARGIN, top, nameStyle(nameSize))
-    if (view.vatNumber !== null) {
-      left += 4 + this.text(`VAT No. ${view.vatNumber}`, MARGIN, left + 4, { size: 9, color: COLOURS.muted, width: nameWidth })
+    if (view.sellerVatNumber !== null) {
+      left += 4 + this.text(`VAT No. ${view.sellerVatNumber}`, MARGIN, left + 4, { size: 9, color: COLOURS.muted, width: nameWidth })
     }
     const titleX = RIGHT - titleWidth
-    let right = top + this.text('INVOICE', titleX, top - 1, { font: 'bold', size: 22, color: COLOURS.brand, width: titleWidth, align: 'right', characterSpacing: 2 })
+    // "TAX INVOICE" at 22 pt would not fit the column with its spacing; it steps down as the long name does.
+    const titleSize = view.title.length > 10 ? 18 : 22
+    let right = top + this.text(view.title.toUpperCase(), titleX, top - 1, { font: 'bold', size: titleSize, color: COLOURS.brand, width: titleWidth, align: 'right', characterSpacing: 2 })
     right += 2 + this.text(view.number, titleX, right + 2, { size: 11, width: titleWidth, align: 'right' })
     const stamp = this.stamp()
     if (stamp) {
@@ -242,7 +244,7 @@ class InvoiceLayout {
     this.doc.addPage()
     this.y = MARGIN
     const nameHeight = this.text(this.view.displayName, MARGIN, this.y, { font: 'bold', size: 10, width: CONTENT_WIDTH - 200 })
-    this.text(`Invoice ${this.view.number} (continued)`, RIGHT - 180, this.y, { size: 9, color: COLOURS.muted, width: 180, align: 'right' })
+    this.text(`${this.view.title} ${this.view.number} (continued)`, RIGHT - 180, this.y, { size: 9, color: COLOURS.muted, width: 180, align: 'right' })
     this.y += nameHeight + 16
   }
 
@@ -385,7 +387,7 @@ class InvoiceLayout {
       }
       const footerY = PAGE_HEIGHT - 58
       this.rule(footerY, COLOURS.rule)
-      this.text(`${view.displayName}  ·  Invoice ${view.number}  ·  Amounts in Fijian dollars (FJD)`, MARGIN, footerY + 10, {
+      this.text(`${view.displayName}  ·  ${view.title} ${view.number}  ·  Amounts in Fijian dollars (FJD)`, MARGIN, footerY + 10, {
         size: 8,
         color: COLOURS.muted,
         width: CONTENT_WIDTH - 90,

@@ -1,14 +1,19 @@
 import type { InvoiceStatus, Mode } from '../../src/schemas/index.js'
 import type { ServiceContext } from '../context.js'
-import { fijiDate, invoicePageUrl, isOverdue, taxLineLabel, totalsOf, type InvoiceRecord } from '../domain/invoice.js'
+import { documentTitle, invoicePageUrl, isOverdue, sellerVatNumber, taxLineLabel, totalsOf, type InvoiceRecord } from '../domain/invoice.js'
 import { formatFjd } from '../../src/money.js'
+import { formatDay, formatFijiDay } from '../../src/time.js'
 
 /**
  * What the customer reads on an invoice, as display strings: the one source
- * for the PDF and the hosted page, so both always say the same thing.
+ * for the PDF, the hosted page and the invoice e-mail, so all say the same thing.
  */
 export interface InvoiceView {
+  /** "Tax Invoice" from a VAT-registered seller charging a tax line, else "Invoice". */
+  title: string
   displayName: string
+  /** The seller's VAT number, shown under the seller's name: the invoice's own, else Settings'. */
+  sellerVatNumber: string | null
   /** Always set: only sent invoices are shown to customers. */
   number: string
   mode: Mode
@@ -16,7 +21,6 @@ export interface InvoiceView {
   overdue: boolean
   customerName: string
   customerEmail: string | null
-  vatNumber: string | null
   issueDate: string
   dueDate: string
   paidDate: string | null
@@ -36,25 +40,10 @@ export interface InvoiceLineView {
   amount: string
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const
-
-/**
- * `2026-11-22` → `22 Nov 2026`. Spelled out by hand rather than with Intl,
- * whose month abbreviations change between ICU versions ("Sep" / "Sept"),
- * so a PDF's bytes do not depend on the Node build.
- */
-function formatDay(isoDate: string): string {
-  const [year, month, day] = isoDate.split('-').map(Number)
-  return `${day} ${MONTHS[month! - 1]} ${year}`
-}
-
-/** The calendar day in Fiji of a timestamp, as `formatDay` writes it. */
-const formatFijiDay = (at: number): string => formatDay(fijiDate(at))
-
 /** `15`, `12.5`, `8.25`: the percent as entered (at most 2 decimal places), without float noise. */
 const formatPercent = (percent: number): string => String(Number(percent.toFixed(2)))
 
-/** "VAT (15%)", or "Tax (15%)" without a label; a 0 % line shows only when it is labelled. */
+/** "VAT (12.5%)", or "Tax (12.5%)" without a label; a 0 % line shows only when it is labelled. */
 function taxLabelOf(invoice: InvoiceRecord): string | null {
   const label = taxLineLabel(invoice.taxLabel, invoice.taxPercent)
   return label === null ? null : `${label} (${formatPercent(invoice.taxPercent)}%)`
@@ -68,14 +57,15 @@ export function invoiceView(ctx: ServiceContext, invoice: InvoiceRecord): Invoic
   const { subtotal, tax, total } = totalsOf(invoice)
   const taxLabel = taxLabelOf(invoice)
   return {
+    title: documentTitle(invoice, merchant.settings),
     displayName: merchant.settings.displayName,
+    sellerVatNumber: sellerVatNumber(invoice, merchant.settings),
     number: invoice.number,
     mode: invoice.mode,
     status: invoice.status,
     overdue: isOverdue(invoice, ctx.clock.now(invoice.merchantId)),
     customerName: invoice.customerName,
     customerEmail: invoice.customerEmail,
-    vatNumber: invoice.vatNumber,
     issueDate: formatFijiDay(invoice.sentAt),
     dueDate: formatDay(invoice.dueDate),
     paidDate: invoice.paidAt === null ? null : formatFijiDay(invoice.paidAt),

@@ -16,6 +16,7 @@ import {
   MAX_EXPIRY_MS,
   MIN_EXPIRY_MS,
   PROVIDER_NAMES,
+  SESSION_STATE_WORDS,
   isExpired,
   paymentStarted,
   presentPaymentIntent,
@@ -25,7 +26,7 @@ import {
   type PaymentIntentRecord,
 } from '../domain/checkout-session.js'
 import type { MerchantRecord } from '../domain/merchant.js'
-import { markPaid } from '../domain/invoice.js'
+import { cannotPayMessage, markPaid } from '../domain/invoice.js'
 import { isAllowedUrl } from '../domain/urls.js'
 import { convertToFjd } from '../domain/money.js'
 import { recordEvent } from '../events/event-log.js'
@@ -36,6 +37,7 @@ import { runIdempotent, type IdempotentResult } from './idempotency.js'
 import { EXPIRE_JOB, PURGE_EMAIL_JOB, registerTargetedJob, scheduleTargetedJob } from '../clock/targeted-jobs.js'
 import { sendEmail } from './outbox.js'
 import { formatFjd } from '../../src/money.js'
+import { formatTime } from '../../src/time.js'
 
 export const CREATE_ROUTE = 'POST /v1/checkout-sessions'
 
@@ -257,9 +259,7 @@ function sendReceipt(ctx: ServiceContext, session: CheckoutSessionRecord, intent
   const values = {
     displayName,
     amount: formatFjd(session.amount),
-    paidAt: new Intl.DateTimeFormat('en-FJ', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Pacific/Fiji' }).format(
-      ctx.clock.now(merchant.id),
-    ),
+    paidAt: formatTime(ctx.clock.now(merchant.id)),
     provider: PROVIDER_NAMES[intent.provider],
     sessionId: session.id,
   }
@@ -288,11 +288,11 @@ function sendReceipt(ctx: ServiceContext, session: CheckoutSessionRecord, intent
 export function paySession(ctx: ServiceContext, sessionId: string, request: PaySessionRequest): PayResponse {
   const { session, merchant } = sessionForCustomer(ctx, sessionId)
   const now = ctx.clock.now(merchant.id)
-  if (session.status !== 'pending') throw apiError('invalid_state', `This Checkout Session is already ${session.status}.`)
+  if (session.status !== 'pending') throw apiError('invalid_state', `This Checkout Session ${SESSION_STATE_WORDS[session.status]}.`)
   const currentId = session.paymentIntentIds.at(-1)
   let intent = currentId === undefined ? undefined : ctx.store.get('paymentIntents', currentId)
   const invoice = session.invoiceId === null ? undefined : ctx.store.get('invoices', session.invoiceId)
-  if (invoice && invoice.status !== 'sent') throw apiError('invalid_state', `Invoice ${invoice.number} is ${invoice.status}; it can no longer be paid.`)
+  if (invoice && invoice.status !== 'sent') throw apiError('invalid_state', cannotPayMessage(invoice))
   if (!intent) {
     if (isExpired(session, now)) throw apiError('invalid_state', 'This Checkout Session has expired; no payment can start.')
     if (session.mode === 'live' && !merchant.settings.liveProviders) {

@@ -12,6 +12,8 @@ import type {
 import type { Caller, ServiceContext } from '../context.js'
 import { MAX_EXPIRY_MS, isExpired, paymentStarted, type CheckoutSessionRecord } from '../domain/checkout-session.js'
 import {
+  INVOICE_STATE_WORDS,
+  cannotPayMessage,
   checkCap,
   formatInvoiceNumber,
   invoiceNumberKey,
@@ -37,7 +39,7 @@ export function requireBusiness(caller: Caller): void {
 }
 
 export const present = (ctx: ServiceContext, invoice: InvoiceRecord): Invoice =>
-  presentInvoice(invoice, ctx.urls.base, ctx.clock.now(invoice.merchantId))
+  presentInvoice(invoice, ctx.store.get('merchants', invoice.merchantId)!.settings, ctx.urls.base, ctx.clock.now(invoice.merchantId))
 
 /** The spec's own rule: a repeated key returns the original result, whatever the body. */
 const anyRequest = (): boolean => true
@@ -165,7 +167,7 @@ export function voidInvoice(ctx: ServiceContext, caller: Caller, id: string, key
 /** Only drafts can be edited, from the dashboard (spec). The cap is left to send, so an over-cap draft can exist. */
 export function updateDraft(ctx: ServiceContext, caller: Caller, id: string, patch: UpdateInvoiceRequest): Invoice {
   const invoice = ownInvoice(ctx, caller, id)
-  if (invoice.status !== 'draft') throw apiError('invalid_state', `Invoice ${invoice.invoiceId} is ${invoice.status}; only a draft can be edited.`)
+  if (invoice.status !== 'draft') throw apiError('invalid_state', `Invoice ${invoice.invoiceId} ${INVOICE_STATE_WORDS[invoice.status]}; only a draft can be edited.`)
   // As on create, a tax label needs a percent: a patch that adds the label brings the percent along.
   if (typeof patch.taxLabel === 'string' && patch.taxPercent === undefined && invoice.taxLabel === null) {
     throw invalidRequest('taxPercent is required with taxLabel.', 'taxPercent')
@@ -198,7 +200,7 @@ export function invoiceForCustomer(ctx: ServiceContext, token: string): { invoic
  * that leads back to the invoice page.
  */
 export function checkoutForInvoice(ctx: ServiceContext, invoice: InvoiceRecord): CheckoutSessionRecord {
-  if (invoice.status !== 'sent') throw apiError('invalid_state', `Invoice ${invoice.number} is ${invoice.status}; it can no longer be paid.`)
+  if (invoice.status !== 'sent') throw apiError('invalid_state', cannotPayMessage(invoice))
   const merchant = ctx.store.get('merchants', invoice.merchantId)!
   const now = ctx.clock.now(merchant.id)
   const open = openSessions(ctx, invoice).find((session) => paymentStarted(session) || !isExpired(session, now))

@@ -64,6 +64,7 @@ const merchantPartSchema = z.strictObject({
   clockOffsetMs: merchantRecordSchema.shape.clockOffsetMs,
   settings: z.strictObject({
     displayName: settingsShape.displayName,
+    vatNumber: settingsShape.vatNumber,
     invoicePrefix: settingsShape.invoicePrefix,
     invoiceNextNumber: settingsShape.invoiceNextNumber.shape.test,
     invoiceLastNumber: settingsShape.invoiceLastNumber.shape.test,
@@ -95,6 +96,7 @@ function merchantPart(merchant: MerchantRecord, mode: Mode): MerchantPart {
     clockOffsetMs: merchant.clockOffsetMs,
     settings: {
       displayName: settings.displayName,
+      vatNumber: settings.vatNumber ?? null,
       invoicePrefix: settings.invoicePrefix,
       invoiceNextNumber: settings.invoiceNextNumber[mode],
       invoiceLastNumber: settings.invoiceLastNumber[mode],

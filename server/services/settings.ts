@@ -11,6 +11,7 @@ export function presentSettings(merchant: MerchantRecord, mode: Caller['mode']):
   return {
     mode,
     displayName: s.displayName,
+    vatNumber: s.vatNumber ?? null,
     invoicePrefix: s.invoicePrefix,
     invoiceNextNumber: s.invoiceNextNumber[mode],
     receiptsEnabled: s.receiptsEnabled,

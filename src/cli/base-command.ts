@@ -5,6 +5,7 @@ import { resolveConnection, type Connection, type ResolveConnectionOptions } fro
 import { ApiError } from '../errors.js'
 import { formatApiError, toErrorReport } from './error-report.js'
 import { createColors, formatFields, formatTable, openInBrowser, type Column } from './output.js'
+import { suggestFlags } from './suggest.js'
 
 /** The connection flags every command accepts (see BaseCommand.baseFlags). */
 export interface GlobalFlags {
@@ -102,6 +103,7 @@ export abstract class BaseCommand<T> extends Command {
 
   protected override async catch(error: Errors.CLIError | Error): Promise<unknown> {
     if (error instanceof Errors.ExitError) throw error
+    suggestFlags(error)
     const report = toErrorReport(error)
     if (this.jsonEnabled()) {
       this.logJson(report.envelope)

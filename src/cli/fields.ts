@@ -3,6 +3,7 @@ import type { CheckoutSession, Email, Invoice, InvoiceItem, PaymentIntent, Payou
 import { formatFields, formatTable, formatTime, type Column } from './output.js'
 import { describeDestination } from '../payout-destination.js'
 import { formatFjd, formatMoney } from '../money.js'
+import { formatDay } from '../time.js'
 
 /** `key: value` renderings of resources that several commands print. */
 export type Fields = Array<readonly [string, string]>
@@ -10,6 +11,7 @@ export type Fields = Array<readonly [string, string]>
 export const settingsFields = (settings: Settings): Fields => [
   ['mode', settings.mode],
   ['display name', settings.displayName],
+  ['vat number', settings.vatNumber ?? '-'],
   ['invoice prefix', settings.invoicePrefix],
   ['next invoice number', String(settings.invoiceNextNumber)],
   ['receipts', settings.receiptsEnabled ? 'on' : 'off'],
@@ -69,8 +71,9 @@ const invoiceFields = (invoice: Invoice): Fields => [
   ['mode', invoice.mode],
   ['customer', invoice.customerName],
   ['email', invoice.customerEmail ?? '-'],
-  ['vat number', invoice.vatNumber ?? '-'],
-  ['due date', invoice.dueDate],
+  // The API's vatNumber is the invoice's own; sellerVatNumber is what the document shows.
+  ['vat number', invoice.vatNumber ?? (invoice.sellerVatNumber === null ? '-' : `${invoice.sellerVatNumber} (from settings)`)],
+  ['due date', formatDay(invoice.dueDate)],
   ['url', invoice.url],
   ['created', formatTime(invoice.createdAt)],
   ['sent', formatTime(invoice.sentAt)],

@@ -5,7 +5,7 @@ import { isoDateSchema, type CreateInvoiceRequest, type InvoiceItem, type Update
 import { parseUnitPrice } from '../money.js'
 import { usageError, usageParser } from './usage.js'
 
-/** The one optional tax line: `--tax VAT:15`, or `--tax 15` for a line without a label. */
+/** The one optional tax line: `--tax VAT:12.5`, or `--tax 12.5` for a line without a label. */
 export interface TaxLine {
   label?: string
   percent: number
@@ -36,13 +36,13 @@ export function parseInvoiceItem(input: string): InvoiceItem {
   return { description: input.slice(0, quantityAt), quantity: Number(quantity), unitPrice }
 }
 
-/** `--tax VAT:15`, `--tax "Service charge:12.5%"` or `--tax 15`; split at the last `:`. Up to 100 is the simulator's to check. */
+/** `--tax VAT:12.5`, `--tax "Service charge:10%"` or `--tax 12.5`; split at the last `:`. Up to 100 is the simulator's to check. */
 export function parseTax(input: string): TaxLine {
   const separator = input.lastIndexOf(':')
   const label = separator < 0 ? undefined : input.slice(0, separator)
   const percent = PERCENT.exec(input.slice(separator + 1).trim())?.[1]
   if (percent === undefined || label?.trim() === '') {
-    throw new Error(`Invalid tax "${input}": use label:percent with at most 2 decimal places (VAT:15, "VAT:12.5"), or a bare percent.`)
+    throw new Error(`Invalid tax "${input}": use label:percent with at most 2 decimal places (VAT:12.5, "Service charge:10"), or a bare percent.`)
   }
   return label === undefined ? { percent: Number(percent) } : { label, percent: Number(percent) }
 }
@@ -92,12 +92,12 @@ export const invoiceFieldFlags = {
     parse: usageParser(parseInvoiceItem),
   })(),
   tax: Flags.custom<TaxLine>({
-    description: 'The tax line as label:percent (VAT:15), or a bare percent (15) for a line called "Tax"; percent up to 2 decimals.',
+    description: 'The tax line as label:percent (VAT:12.5), or a bare percent (12.5) for a line called "Tax"; percent up to 2 decimals.',
     parse: usageParser(parseTax),
   })(),
   due: Flags.custom<string>({ description: 'Due date, YYYY-MM-DD (Pacific/Fiji).', parse: usageParser(parseDueDate) })(),
   email: Flags.string({ description: 'Customer e-mail, needed to e-mail the invoice with `bula invoices email`.' }),
-  'vat-number': Flags.string({ description: 'VAT number to print on the invoice.' }),
+  'vat-number': Flags.string({ description: 'The seller\'s VAT number for this invoice only, instead of the one in settings (`bula settings set --vat-number`).' }),
 }
 
 export interface InvoiceFieldValues {

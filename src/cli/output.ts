@@ -1,4 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk'
+import { formatTime as formatMoment, type TimeFormatOptions } from '../time.js'
 
 /**
  * The colour level to use: chalk's detection (TTY, FORCE_COLOR, --no-color),
@@ -12,8 +13,8 @@ export function colorLevel(env: NodeJS.ProcessEnv, detected: ChalkInstance['leve
 export const createColors = (env: NodeJS.ProcessEnv, detected: ChalkInstance['level']): ChalkInstance =>
   new Chalk({ level: colorLevel(env, detected) })
 
-/** A Unix-ms timestamp as ISO 8601 (UTC); `-` for none. */
-export const formatTime = (ms: number | null | undefined): string => (ms == null ? '-' : new Date(ms).toISOString())
+/** A Unix-ms timestamp as people read it, Fiji time with UTC beside it (src/time.ts); `-` for none. */
+export const formatTime = (ms: number | null | undefined, options?: TimeFormatOptions): string => (ms == null ? '-' : formatMoment(ms, options))
 
 /** `key: value` lines with the values aligned. */
 export function formatFields(fields: ReadonlyArray<readonly [string, string]>, colors: ChalkInstance): string {

@@ -10,15 +10,19 @@ const RESPONSE_PREVIEW_CHARS = 200
 export interface ForwardedEvent {
   eventId: string
   type: string
+  /** When the event happened on the merchant's clock (its `createdAt`); null when the payload has none. */
+  createdAt: number | null
   /** The payload exactly as the stream carried it: the signature covers these bytes. */
   body: string
 }
 
 export interface ForwardResult {
-  /** When the request was sent (Unix ms). */
+  /** When the request was sent (Unix ms, wall clock). */
   at: number
   eventId: string
   type: string
+  /** When the event happened on the merchant's clock, which is what listen shows: a clock advanced by days moves it. */
+  createdAt: number | null
   /** HTTP status, or null when no answer came. */
   status: number | null
   latencyMs: number
@@ -47,7 +51,7 @@ export async function forwardEvent(event: ForwardedEvent, options: ForwardOption
   const headers = signedHeaders([options.secret], Math.floor(at / 1000), event.body, event.eventId)
   if (options.userAgent) headers['user-agent'] = options.userAgent
   const started = performance.now()
-  const result = { at, eventId: event.eventId, type: event.type }
+  const result = { at, eventId: event.eventId, type: event.type, createdAt: event.createdAt }
   try {
     const response = await fetch(options.url, {
       method: 'POST',

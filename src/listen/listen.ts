@@ -37,6 +37,16 @@ export interface ListenOptions {
   backoff?: Backoff
 }
 
+/** The event's `createdAt` from its payload: the merchant's clock, not the wall's. */
+function createdAtOf(body: string): number | null {
+  try {
+    const { createdAt } = JSON.parse(body) as { createdAt?: unknown }
+    return typeof createdAt === 'number' ? createdAt : null
+  } catch {
+    return null
+  }
+}
+
 /** The key's merchant and mode, and the listen secret saved for them. */
 export async function resolveListenSecret(client: BulaClient): Promise<{ secret: string; merchantId: string; merchantName: string; mode: Mode }> {
   const me = await client.getMe()
@@ -79,7 +89,7 @@ export async function listen(options: ListenOptions): Promise<void> {
     onMessage: async (message) => {
       if (only && !only.has(message.event)) return
       const result = await forwardEvent(
-        { eventId: message.id, type: message.event, body: message.data },
+        { eventId: message.id, type: message.event, createdAt: createdAtOf(message.data), body: message.data },
         { url: options.forwardTo, secret, userAgent: options.userAgent, signal: options.signal },
       )
       // A delivery cut short by Ctrl-C is not one to report.

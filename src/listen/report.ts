@@ -19,6 +19,9 @@ export function describeDisconnection(reason: string, retryInMs: number): string
 // Wide enough for the longest event type, so that the event ids line up.
 const TYPE_WIDTH = Math.max(...EVENT_TYPES.map((type) => type.length))
 
+/** When the event happened on the merchant's clock, as every time in the CLI reads: the same moment the dashboard and `bula events` show. */
+export const eventTime = (result: ForwardResult): string => formatTime(result.createdAt, { seconds: true })
+
 /** A delivery's columns after its time: type, event id, outcome (coloured), latency. */
 export function deliveryColumns(result: ForwardResult, colors: ChalkInstance): string {
   const outcome = describeOutcome(result)
@@ -40,7 +43,7 @@ export function jsonLinesReporter(write: (line: string) => void): ListenReporter
     ready: (info) => emit({ event: 'ready', ...info }),
     reconnected: ({ lastEventId }) => emit({ event: 'reconnected', lastEventId: lastEventId ?? null }),
     disconnected: ({ reason, retryInMs }) => emit({ event: 'disconnected', reason, retryInMs }),
-    delivery: ({ at, ...result }) => emit({ event: 'delivery', time: formatTime(at), ...result }),
+    delivery: ({ at, ...result }) => emit({ event: 'delivery', time: new Date(at).toISOString(), ...result }),
   }
 }
 
@@ -65,6 +68,6 @@ export function plainReporter(write: (line: string) => void, colors: ChalkInstan
       lastReason = reason
       write(colors.yellow(describeDisconnection(reason, retryInMs)))
     },
-    delivery: (result) => write(`${formatTime(result.at)}  ${deliveryColumns(result, colors)}`),
+    delivery: (result) => write(`${eventTime(result)}  ${deliveryColumns(result, colors)}`),
   }
 }

@@ -17,12 +17,12 @@ function colorStatus(status: number, colors: ChalkInstance): string {
 }
 
 /**
- * `2026-01-02T10:00:00.000Z  test  POST    /v1/checkout-sessions  201  12.5 ms  order-1  req_...`; `-` for no
+ * `2 Jan 2026, 22:00:05 FJT (10:00:05 UTC)  test  POST    /v1/checkout-sessions  201  12.5 ms  order-1  req_...`; `-` for no
  * idempotency key; a request an API fault struck ends with `FAULT lose_response flt_...`.
  */
 export function formatRequestLine(entry: RequestLogEntry, colors: ChalkInstance): string {
   const line = [
-    formatTime(entry.at),
+    formatTime(entry.at, { seconds: true }),
     entry.mode,
     entry.method.padEnd(METHOD_WIDTH),
     entry.path.padEnd(PATH_WIDTH),

@@ -155,15 +155,16 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
     sentAt: 1795565451077,
     paidAt: null,
     voidedAt: null,
+    sellerVatNumber: '50-12345-0-1',
   },
   emailResponseSchema: {
     email: {
       kind: 'invoice',
       to: 'ana@example.com',
-      subject: 'Invoice INV-0001 from Kava Kitchen Ltd',
+      subject: 'Tax Invoice INV-0001 from Kava Kitchen Ltd',
       relatedId: '1',
       html: '<!doctype html>\n<html lang="en">…</html>',
-      text: 'Invoice INV-0001 from Kava Kitchen Ltd\n\nBula Ana Tuilagi,\n\nHere is your invoice for FJ$928.13, due 2026-12-31. The PDF i…',
+      text: 'Tax Invoice INV-0001 from Kava Kitchen Ltd\nVAT No. 50-12345-0-1\n\nBula Ana Tuilagi,\n\nHere is your tax invoice for FJ$928.13, due 31 Dec 2026. The P…',
       attachments: [{ filename: 'INV-0001.pdf', contentType: 'application/pdf', bytes: 9, contentBase64: 'JVBERi0xLjMK' }],
       id: 'em_adGciKUhlf9C4OOC4ETo',
       mode: 'test',
@@ -288,6 +289,7 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
   settingsSchema: {
     mode: 'test',
     displayName: 'Kava Kitchen Ltd',
+    vatNumber: '50-12345-0-1',
     invoicePrefix: 'INV-',
     invoiceNextNumber: 1,
     receiptsEnabled: true,
@@ -295,7 +297,7 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
     payoutDestination: null,
     liveProviders: false,
   },
-  updateSettingsRequestSchema: { invoicePrefix: 'INV-', payoutSchedule: 'manual' },
+  updateSettingsRequestSchema: { vatNumber: '50-12345-0-1', invoicePrefix: 'INV-', payoutSchedule: 'manual' },
   merchantStateSchema: {
     format: 'bula-state',
     version: 1,
@@ -308,6 +310,7 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
           clockOffsetMs: 0,
           settings: {
             displayName: 'Mere\'s Masi Prints',
+            vatNumber: null,
             invoicePrefix: 'INV-',
             invoiceNextNumber: 1,
             invoiceLastNumber: 0,
@@ -362,6 +365,7 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
           clockOffsetMs: 0,
           settings: {
             displayName: 'Mere\'s Masi Prints',
+            vatNumber: null,
             invoicePrefix: 'INV-',
             invoiceNextNumber: 1,
             invoiceLastNumber: 0,
@@ -613,6 +617,7 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
         sentAt: 1795565451247,
         paidAt: null,
         voidedAt: 1795565451249,
+        sellerVatNumber: null,
       },
     ],
     hasMore: true,

@@ -26,6 +26,13 @@ export const taxPercentSchema = z
   .refine((value) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-9, 'at most 2 decimal places')
   .meta({ multipleOf: 0.01 })
 
+/**
+ * A VAT registration number: the seller's, printed on the invoice. Settings
+ * hold the merchant's (`vatNumber`); an Invoice's own `vatNumber` overrides it
+ * for that invoice (docs/invoices-pdf-and-page.md, "Who the VAT number belongs to").
+ */
+export const vatNumberSchema = z.string().trim().min(1).max(40)
+
 export const invoiceFields = {
   customerName: z.string().trim().min(1).max(100),
   dueDate: isoDateSchema,
@@ -33,7 +40,7 @@ export const invoiceFields = {
   customerEmail: z.email().max(254),
   taxLabel: z.string().trim().min(1).max(40),
   taxPercent: taxPercentSchema,
-  vatNumber: z.string().trim().min(1).max(40),
+  vatNumber: vatNumberSchema,
 }
 
 const taxLabelNeedsPercent = (body: { taxLabel?: string | null; taxPercent?: number }, ctx: z.RefinementCtx): void => {
@@ -79,6 +86,7 @@ export const invoiceSchema = z.object({
   items: z.array(invoiceItemSchema),
   taxLabel: z.string().nullable(),
   taxPercent: z.number(),
+  /** As given on this Invoice (the spec's field): null when it uses the merchant's number from Settings. */
   vatNumber: z.string().nullable(),
   dueDate: z.string(),
   subtotal: z.number().int(),
@@ -91,6 +99,8 @@ export const invoiceSchema = z.object({
   paidAt: timestampSchema.nullable(),
   // Additive:
   voidedAt: timestampSchema.nullable(),
+  /** The seller's VAT number the invoice shows: its own `vatNumber`, else the one in Settings; null when neither is set. */
+  sellerVatNumber: z.string().nullable(),
 })
 export type Invoice = z.infer<typeof invoiceSchema>
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { modeSchema, payoutScheduleSchema } from './common.js'
+import { vatNumberSchema } from './invoices.js'
 
 export const payoutDestinationSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -27,6 +28,8 @@ export const settingsSchema = z.object({
   /** The mode of the key that read the settings; the invoice counter is this mode's. */
   mode: modeSchema,
   displayName: z.string(),
+  /** The merchant's VAT number, printed as the seller's on every invoice that does not give its own; null when not registered. */
+  vatNumber: z.string().nullable(),
   invoicePrefix: z.string(),
   invoiceNextNumber: z.number().int(),
   receiptsEnabled: z.boolean(),
@@ -38,6 +41,8 @@ export type Settings = z.infer<typeof settingsSchema>
 
 export const updateSettingsRequestSchema = z.strictObject({
   displayName: z.string().trim().min(1).max(100).optional(),
+  /** null removes it. */
+  vatNumber: vatNumberSchema.nullable().optional(),
   invoicePrefix: invoicePrefixSchema.optional(),
   invoiceNextNumber: z.number().int().min(1).max(99_999_999).optional(),
   receiptsEnabled: z.boolean().optional(),

@@ -3,7 +3,7 @@ import { Box, render, Static, Text } from 'ink'
 import { useSyncExternalStore } from 'react'
 import type { ForwardResult } from '../listen/forward.js'
 import type { ListenReady, ListenReporter } from '../listen/listen.js'
-import { accepted, deliveryColumns, describeDisconnection, describeReady } from '../listen/report.js'
+import { accepted, deliveryColumns, describeDisconnection, describeReady, eventTime } from '../listen/report.js'
 
 type Connection = { state: 'connecting' } | { state: 'connected' } | { state: 'disconnected'; reason: string; retryInMs: number }
 
@@ -51,8 +51,6 @@ function Header({ info, colors }: { info: ListenReady; colors: ChalkInstance }) 
   )
 }
 
-const timeOfDay = (ms: number): string => new Date(ms).toLocaleTimeString('en-GB', { hour12: false })
-
 function Footer({ state, colors }: { state: ViewState; colors: ChalkInstance }) {
   const { connection } = state
   const status =
@@ -77,7 +75,7 @@ function ListenView({ store, colors }: { store: ViewStore; colors: ChalkInstance
             <Header key={line.key} info={line.info} colors={colors} />
           ) : (
             <Text key={line.key}>
-              {colors.dim(timeOfDay(line.result.at))} {deliveryColumns(line.result, colors)}
+              {colors.dim(eventTime(line.result))} {deliveryColumns(line.result, colors)}
             </Text>
           )
         }

@@ -61,7 +61,7 @@ export function describeDelivery(delivery: Delivery): string {
 
 export const attemptColumns: ReadonlyArray<Column<DeliveryAttempt & { number: number }>> = [
   { header: '#', value: (attempt) => String(attempt.number) },
-  { header: 'TIME', value: (attempt) => formatTime(attempt.at) },
+  { header: 'TIME', value: (attempt) => formatTime(attempt.at, { seconds: true }) },
   { header: 'STATUS', value: (attempt) => (attempt.status === null ? `error: ${attempt.error ?? 'no answer'}` : String(attempt.status)) },
   { header: 'LATENCY', value: (attempt) => `${Math.round(attempt.latencyMs)} ms` },
   { header: 'RESPONSE', value: (attempt) => previewResponse(attempt.response) },

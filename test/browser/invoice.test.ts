@@ -20,7 +20,8 @@ describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => 
   async function sentInvoice() {
     const { keys } = await signupMerchant(server.baseUrl, 'business')
     const api = client(server.baseUrl, keys.secret)
-    await api.patch('/_sim/settings', { displayName: 'Kava Kitchen Ltd' })
+    // The seller's VAT number, from Settings: the page shows it under the name and titles the invoice "Tax Invoice".
+    await api.patch('/_sim/settings', { displayName: 'Kava Kitchen Ltd', vatNumber: '50-12345-0-1' })
     const created = await api.post(
       '/v1/invoices',
       {
@@ -28,8 +29,7 @@ describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => 
         customerEmail: 'accounts@surfclub.example',
         dueDate: '2099-12-15',
         taxLabel: 'VAT',
-        taxPercent: 15,
-        vatNumber: 'FJ-VAT-50-12345',
+        taxPercent: 12.5,
         items: [
           { description: 'Kava bowl (tanoa), hand carved from vesi wood, with a coconut-shell bilo', quantity: 2, unitPrice: 45050 },
           { description: 'Delivery to Lautoka', quantity: 1, unitPrice: 3500 },
@@ -46,18 +46,19 @@ describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => 
     const { api, invoice } = await sentInvoice()
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     await page.goto(invoice.url)
-    await expect(page.getByRole('heading', { name: `Invoice ${invoice.number}` }).isVisible()).resolves.toBe(true)
+    await expect(page.getByRole('heading', { name: `Tax Invoice ${invoice.number}`, exact: true }).isVisible()).resolves.toBe(true)
+    await expect(page.locator('header.merchant .merchant-detail').innerText()).resolves.toBe('VAT No. 50-12345-0-1')
     await page.screenshot({ path: screenshotPath('invoice-desktop'), fullPage: true })
 
     // Keyboard only: the Pay button is the first thing Tab reaches.
     await page.keyboard.press('Tab')
-    await expect(page.locator(':focus').textContent()).resolves.toBe('Pay FJ$1,076.40')
+    await expect(page.locator(':focus').textContent()).resolves.toBe('Pay FJ$1,053.00')
     await Promise.all([page.waitForURL(/\/pay\/cs_/), page.keyboard.press('Enter')])
     await expect(page.getByText(`Invoice ${invoice.number}`).isVisible()).resolves.toBe(true)
     await page.screenshot({ path: screenshotPath('invoice-checkout'), fullPage: true })
 
     await page.getByLabel('Card').check()
-    await Promise.all([page.waitForURL((url) => url.pathname === new URL(invoice.url).pathname), page.getByRole('button', { name: 'Pay FJ$1,076.40' }).click()])
+    await Promise.all([page.waitForURL((url) => url.pathname === new URL(invoice.url).pathname), page.getByRole('button', { name: 'Pay FJ$1,053.00' }).click()])
     await expect(page.getByText(/Paid on \d+ \w+ \d{4}/).isVisible()).resolves.toBe(true)
     await expect(page.getByRole('button', { name: /^Pay / }).count()).resolves.toBe(0)
     await page.screenshot({ path: screenshotPath('invoice-paid'), fullPage: true })

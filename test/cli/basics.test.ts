@@ -12,6 +12,9 @@ const manifest = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../.
   commands: Record<string, unknown>
 }
 
+/** oclif's error text as a person reads it: without the ` ›   ` gutter and the line wrapping. */
+const readable = (stderr: string): string => stderr.replace(/^\s*›\s*/gm, '').replace(/\s+/g, ' ')
+
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
   const server = createServer()
@@ -84,6 +87,37 @@ describe('failures before the simulator answers', () => {
     const missingFlag = await runCli(['keys', 'create', '--json'])
     expect(missingFlag.exitCode).toBe(2)
     expect(parseJsonOutput(missingFlag)).toMatchObject({ error: { code: 'invalid_usage' } })
+  })
+
+  it('names the command that was probably meant, without running it, exit 2 (issue 14)', async () => {
+    // Not a terminal: @oclif/plugin-not-found only asked on one, so scripts and CI logs got no hint.
+    const typo = await runCli(['sessionz'])
+    expect(typo.exitCode).toBe(2)
+    expect(readable(typo.stderr)).toContain('`bula sessionz` is not a bula command. Did you mean `bula sessions`? Run `bula help` for the list of commands.')
+    const sub = await runCli(['sessions', 'lst'])
+    expect(readable(sub.stderr)).toContain('Did you mean `bula sessions list`?')
+    const swapped = await runCli(['invocies', 'list'])
+    expect(readable(swapped.stderr)).toContain('Did you mean `bula invoices list`?')
+    const far = await runCli(['deploy'])
+    expect(far.exitCode).toBe(2)
+    expect(readable(far.stderr)).toContain('`bula deploy` is not a bula command. Run `bula help`')
+    expect(far.stderr).not.toContain('Did you mean')
+  })
+
+  it('names the flag that was probably meant, also with --json (issue 14)', async () => {
+    const typo = await runCli(['sessions', 'create', '--ammount', '5'])
+    expect(typo.exitCode).toBe(2)
+    expect(readable(typo.stderr)).toContain('Nonexistent flag: --ammount Did you mean --amount?')
+    const negated = await runCli(['settings', 'set', '--no-reciepts'])
+    expect(readable(negated.stderr)).toContain('Did you mean --no-receipts?')
+    const json = await runCli(['sessions', 'create', '--ammount=5', '--json'])
+    expect(json.exitCode).toBe(2)
+    expect(parseJsonOutput(json)).toEqual({
+      error: { code: 'invalid_usage', message: 'Nonexistent flag: --ammount=5\nDid you mean --amount?\nSee more help with --help' },
+    })
+    const far = await runCli(['sessions', 'create', '--colour', 'blue'])
+    expect(far.stderr).toContain('Nonexistent flag: --colour')
+    expect(far.stderr).not.toContain('Did you mean')
   })
 
   it('refuses settings set without a setting', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { advanceClockResponseSchema, clockSchema, settingsSchema } from '../../src/schemas/index.js'
+import { formatTime } from '../../src/time.js'
 import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
 
 const HOUR = 60 * 60 * 1000
@@ -20,17 +21,17 @@ describe('clock', () => {
     expect(result.offsetMs - before.offsetMs).toBe(2 * HOUR)
 
     const show = await cli(merchant, ['clock', 'show'])
-    expect(show.stdout).toMatch(/^now:\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \(\d+\)$/m)
+    expect(show.stdout).toMatch(/^now:\s+\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d FJT \((?:\d{1,2} [A-Z][a-z]{2} )?\d\d:\d\d UTC\) \(\d+\)$/m)
     expect(show.stdout).toMatch(/^ahead of real time by:\s+2h$/m)
   })
 
-  it('advances to a time, prints it as ISO and ms, and lists what ran', async () => {
+  it('advances to a time, prints it for people (Fiji and UTC) and as ms, and lists what ran', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     const before = clockSchema.parse(parseJsonOutput(await cli(merchant, ['clock', 'show', '--json'])))
     const target = before.now + 3 * 24 * HOUR
     const result = await cli(merchant, ['clock', 'advance', '--to', new Date(target).toISOString()])
     expect(result.exitCode, result.stderr).toBe(0)
-    expect(result.stdout).toContain(`now: ${new Date(target).toISOString()} (${target})`)
+    expect(result.stdout).toContain(`now: ${formatTime(target)} (${target})`)
     expect(result.stdout).toMatch(/No actions were due\.|^AT\s+KIND\s+DESCRIPTION$/m)
   })
 
@@ -78,6 +79,21 @@ describe('settings', () => {
     expect(wallet.stdout).toMatch(/^payout destination:\s+mpaisa wallet \+6797123456$/m)
     expect(wallet.stdout).toMatch(/^receipts:\s+on$/m)
     expect(wallet.stdout).toMatch(/^display name:\s+Kai Store$/m)
+  })
+
+  it('sets the merchant\'s VAT number, which invoices then show as the seller\'s, and clears it (issue 14)', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const set = await cli(merchant, ['settings', 'set', '--vat-number', '50-12345-0-1'])
+    expect(set.exitCode, set.stderr).toBe(0)
+    expect(set.stdout).toMatch(/^vat number:\s+50-12345-0-1$/m)
+    const invoice = await cli(merchant, ['invoices', 'create', '--customer', 'Mere Vula', '--item', 'Kava bowl:2:45.50', '--tax', 'VAT:12.5', '--due', '2026-12-31'])
+    expect(invoice.exitCode, invoice.stderr).toBe(0)
+    expect(invoice.stdout).toMatch(/^vat number:\s+50-12345-0-1 \(from settings\)$/m)
+    expect(invoice.stdout).toMatch(/^tax:\s+FJ\$11\.38 \(VAT 12\.5%\)$/m)
+    const cleared = await cli(merchant, ['settings', 'set', '--clear-vat-number', '--json'])
+    expect(settingsSchema.parse(parseJsonOutput(cleared)).vatNumber).toBeNull()
+    const both = await cli(merchant, ['settings', 'set', '--clear-vat-number', '--vat-number', 'x'])
+    expect(both.exitCode).toBe(2)
   })
 
   it('passes the simulator\'s validation error through with its param', async () => {

@@ -94,7 +94,7 @@ describe('events get', () => {
     expect(human.stdout).toContain(`"event_id": "${newest!.event_id}"`)
     expect(human.stdout).toContain(`${detail.deliveries[0]!.id} to ${hook.url} (${endpoint.id}): succeeded`)
     expect(human.stdout).toMatch(/^#\s+TIME\s+STATUS\s+LATENCY\s+RESPONSE$/m)
-    expect(human.stdout).toMatch(/^1\s+\d{4}-\d\d-\d\dT\S+Z\s+200\s+\d+ ms\s+ok$/m)
+    expect(human.stdout).toMatch(/^1\s+\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d FJT \((?:\d{1,2} [A-Z][a-z]{2} )?\d\d:\d\d:\d\d UTC\)\s+200\s+\d+ ms\s+ok$/m)
   })
 
   it('shows failed attempts with the start of the receiver\'s answer and the next retry', async () => {
@@ -108,8 +108,8 @@ describe('events get', () => {
     const detail = await getEvent(merchant, cancelled.event_id)
     expect(detail.deliveries[0]).toMatchObject({ status: 'pending', attempts: [{ status: 500, response: 'receiver says no' }] })
     const human = await events(merchant, ['get', cancelled.event_id])
-    expect(human.stdout).toMatch(/: pending, next attempt \d{4}-\S+Z$/m)
-    expect(human.stdout).toMatch(/^1\s+\S+\s+500\s+\d+ ms\s+receiver says no$/m)
+    expect(human.stdout).toMatch(/: pending, next attempt \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d FJT \((?:\d{1,2} [A-Z][a-z]{2} )?\d\d:\d\d UTC\)$/m)
+    expect(human.stdout).toMatch(/^1\s+\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d FJT \((?:\d{1,2} [A-Z][a-z]{2} )?\d\d:\d\d:\d\d UTC\)\s+500\s+\d+ ms\s+receiver says no$/m)
   })
 
   it('answers not_found for an unknown event', async () => {

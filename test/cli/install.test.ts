@@ -48,7 +48,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
     const manifest = JSON.parse(await readFile(path.join(prefix, 'lib', 'node_modules', 'bula-tools', 'package.json'), 'utf8'))
     for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts?.[script], script).toBeUndefined()
     const shipped = await readdir(path.join(prefix, 'lib', 'node_modules', 'bula-tools'))
-    expect(shipped).toEqual(expect.arrayContaining(['bin', 'dist', 'templates', 'oclif.manifest.json', 'package.json']))
+    expect(shipped).toEqual(expect.arrayContaining(['bin', 'dist', 'templates', 'oclif.manifest.json', 'package.json', 'LICENSE', 'README.md']))
     expect(shipped).not.toContain('test')
     expect(shipped).not.toContain('server')
   })

@@ -68,7 +68,7 @@ describe('invoices create', () => {
     expect(result.stdout).toMatch(/^id:\s+\d+$/m)
     expect(result.stdout).toMatch(/^status:\s+draft$/m)
     expect(result.stdout).toMatch(/^customer:\s+Mere Vula$/m)
-    expect(result.stdout).toMatch(/^due date:\s+2026-12-31$/m)
+    expect(result.stdout).toMatch(/^due date:\s+31 Dec 2026$/m)
     expect(result.stdout).toMatch(new RegExp(`^url:\\s+${server().baseUrl}/i/\\S+$`, 'm'))
     expect(result.stdout).toMatch(/^DESCRIPTION\s+QTY\s+UNIT PRICE\s+AMOUNT$/m)
     expect(result.stdout).toMatch(/^Kava bowl\s+2\s+FJ\$45\.50\s+FJ\$91\.00$/m)

@@ -7,6 +7,7 @@ import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { Event } from '../../src/schemas/index.js'
+import { formatTime } from '../../src/time.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe, type CliResult, type TestMerchant } from '../helpers/cli.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
@@ -135,7 +136,7 @@ describe('bula listen', () => {
     expect(request.path).toBe('/webhooks')
 
     const delivery = await listener.waitForJson<DeliveryLine>('delivery', { from: 3 })
-    expect(delivery).toMatchObject({ type: 'checkout_session.succeeded', eventId: events[2]!.event_id, status: 200 })
+    expect(delivery).toMatchObject({ type: 'checkout_session.succeeded', eventId: events[2]!.event_id, createdAt: events[2]!.createdAt, status: 200 })
     expect(delivery.latencyMs).toBeGreaterThanOrEqual(0)
 
     const stopped = await listener.interrupt()
@@ -166,8 +167,10 @@ describe('bula listen', () => {
     expect(verifyWebhook<Event>(request!.body, request!.headers, first.secret).event_id).toBe(event!.event_id)
   })
 
-  it('forwards only the --events types, in plain lines when stdout is not a terminal', async () => {
+  it('forwards only the --events types, in plain lines when stdout is not a terminal, timed on the merchant\'s clock', async () => {
     const merchant = await signupMerchant(server().baseUrl)
+    // Ten days ahead of the wall: each line shows when its event happened for the merchant (issue 14), not when it was forwarded.
+    expect((await runCli(['clock', 'advance', '10d'], { env: merchant.env })).exitCode).toBe(0)
     const hook = await receiver()
     hook.respondWith((request) => (request.body.includes('"payment.failed"') ? 500 : 200))
     const listener = listen(merchant, ['--forward-to', hook.url, '--events', 'checkout_session.succeeded,payment.failed'])
@@ -184,10 +187,14 @@ describe('bula listen', () => {
     await new Promise((resolve) => setTimeout(resolve, 500))
     expect(eventIds(hook.requests)).toEqual([succeeded[2]!.event_id, failed[1]!.event_id])
 
-    const deliveries = listener.lines.filter((line) => /^\d{4}-\d\d-\d\dT/.test(line))
+    const deliveries = listener.lines.filter((line) => / FJT \(/.test(line))
     expect(deliveries).toHaveLength(2)
-    expect(deliveries[0]).toMatch(new RegExp(`^\\S+Z  checkout_session\\.succeeded\\s+${succeeded[2]!.event_id}  200  \\d+ ms$`))
-    expect(deliveries[1]).toMatch(new RegExp(`^\\S+Z  payment\\.failed\\s+${failed[1]!.event_id}  500  \\d+ ms$`))
+    const at = (event: Event): string => formatTime(event.createdAt, { seconds: true })
+    expect(deliveries[0]).toMatch(new RegExp(`  checkout_session\\.succeeded\\s+${succeeded[2]!.event_id}  200  \\d+ ms$`))
+    expect(deliveries[0]!.startsWith(`${at(succeeded[2]!)}  `)).toBe(true)
+    expect(deliveries[1]).toMatch(new RegExp(`  payment\\.failed\\s+${failed[1]!.event_id}  500  \\d+ ms$`))
+    expect(deliveries[1]!.startsWith(`${at(failed[1]!)}  `)).toBe(true)
+    expect(succeeded[2]!.createdAt - Date.now()).toBeGreaterThan(9 * 24 * 60 * 60 * 1000)
     expect((await listener.interrupt()).exitCode).toBe(0)
   })
 

@@ -33,7 +33,7 @@ describe('bula logs tail --no-follow', () => {
     expect(result.exitCode, result.stderr).toBe(0)
     const lines = result.stdout.split('\n')
     expect(lines).toHaveLength(3)
-    expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z {2}test {2}POST {4}\/v1\/checkout-sessions\s+201\s+[\d.]+ ms {2}order-1 {2}req_\w+$/)
+    expect(lines[0]).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d FJT \((?:\d{1,2} [A-Z][a-z]{2} )?\d\d:\d\d:\d\d UTC\) {2}test {2}POST {4}\/v1\/checkout-sessions\s+201\s+[\d.]+ ms {2}order-1 {2}req_\w+$/)
     expect(lines[1]).toMatch(/ GET {5}\/v1\/checkout-sessions\/cs_missing\s+404\s+[\d.]+ ms {2}- {2}req_\w+$/)
     expect(lines[2]).toMatch(/ GET {5}\/v1\/merchants\/me\s+200 /)
   })

@@ -44,9 +44,13 @@ describe.skipIf(!hasScript)('bula serve on a terminal', () => {
     await waitFor(new RegExp(`Dashboard: ${baseUrl}/dashboard`))
     await waitFor(/Kava Kitchen Ltd \(business\): sk_test_\w+/)
     await waitFor(/Ctrl-C to stop/)
+    // A browser's favicon request is no error (issue 14); a route that does not exist is.
+    await fetch(`${baseUrl}/favicon.ico`)
+    await waitFor(/\/favicon\.ico .*204/)
+    await waitFor(/1 requests \(0 errors\)/)
     await fetch(`${baseUrl}/v1/nothing-here`)
     await waitFor(/\/v1\/nothing-here .*404/)
-    await waitFor(/1 requests \(1 errors\)/)
+    await waitFor(/2 requests \(1 errors\)/)
     child.stdin!.write('\x03')
     const result = await child
     expect(screen + result.stdout).toContain('SIGINT: finishing in-flight requests and saving')

@@ -62,7 +62,7 @@ describe('sessions create', () => {
     expect(result.stdout).toMatch(/^status:\s+pending$/m)
     expect(result.stdout).toMatch(/^amount:\s+FJ\$1,234\.50$/m)
     expect(result.stdout).toContain(`hosted url: ${server().baseUrl}/pay/${id}`)
-    expect(result.stdout).toMatch(/^expires:\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/m)
+    expect(result.stdout).toMatch(/^expires:\s+\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d FJT \((?:\d{1,2} [A-Z][a-z]{2} )?\d\d:\d\d UTC\)$/m)
   })
 
   it.each([

@@ -60,7 +60,9 @@ describe('bula trigger', () => {
     const human = await runCli(['trigger', '--list'])
     expect(human.exitCode, human.stderr).toBe(0)
     expect(human.stdout.split('\n')[0]).toMatch(/^EVENT\s+WHAT IT DOES$/)
-    for (const [type] of TRIGGERS) expect(human.stdout).toMatch(new RegExp(`^${type.replace('.', '\\.')}\\s+A FJD 15\\.00 Checkout Session`, 'm'))
+    for (const [type] of TRIGGERS) expect(human.stdout).toMatch(new RegExp(`^${type.replace('.', '\\.')}\\s+An FJ\\$15\\.00 Checkout Session`, 'm'))
+    // One money format for people (issue 14): FJ$15.00, never "FJD 15.00".
+    expect(human.stdout).not.toMatch(/FJD \d/)
 
     const json = parseJsonOutput<{ data: Array<{ event: string; description: string }> }>(await runCli(['trigger', '--list', '--json']))
     expect(json.data.map((recipe) => recipe.event)).toEqual(TRIGGERS.map(([type]) => type).sort())

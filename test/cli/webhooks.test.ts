@@ -7,6 +7,7 @@ import {
   webhookEndpointResponseSchema,
   type WebhookEndpointWithSecret,
 } from '../../src/schemas/index.js'
+import { formatTime } from '../../src/time.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
@@ -91,10 +92,14 @@ describe('webhooks rotate', () => {
     const secret = /^signing secret:\s+(whsec_\S+)$/m.exec(result.stdout)?.[1]
     expect(secret).toBeDefined()
     expect(secret).not.toBe(endpoint.secret)
-    const until = /^previous secret:\s+keeps verifying until (\S+) \(merchant's clock\)$/m.exec(result.stdout)?.[1]
+    const until = /^previous secret:\s+keeps verifying until (.+) \(merchant's clock\)$/m.exec(result.stdout)?.[1]
     const now = clockSchema.parse(parseJsonOutput(await runCli(['clock', 'show', '--json'], { env: merchant.env }))).now
-    expect(Date.parse(until!) - now).toBeGreaterThan(72 * HOUR - 60_000)
-    expect(Date.parse(until!) - now).toBeLessThanOrEqual(72 * HOUR)
+    const listed = parseJsonOutput<{ data: Array<{ id: string; previousSecretExpiresAt: number }> }>(await webhooks(merchant, ['list', '--json']))
+    const expiresAt = listed.data.find((listedEndpoint) => listedEndpoint.id === endpoint.id)!.previousSecretExpiresAt
+    // Shown as every time is (issue 14): Fiji time with UTC beside it.
+    expect(until).toBe(formatTime(expiresAt))
+    expect(expiresAt - now).toBeGreaterThan(72 * HOUR - 60_000)
+    expect(expiresAt - now).toBeLessThanOrEqual(72 * HOUR)
     expect(result.stdout).toContain('The new signing secret is shown only once')
 
     // Rotation sends webhook.verified again, signed with the new secret and the old one.

@@ -1,3 +1,4 @@
+import { expect } from 'vitest'
 import { call } from './http.js'
 
 export interface DashboardPage {
@@ -80,4 +81,33 @@ export class DashboardAgent {
     }
     return { status: response.status, html: await response.text(), headers: response.headers, location: response.headers.get('location') }
   }
+}
+
+/** An attribute value or text of the page as typed: the page escapes it. */
+export const unescapeHtml = (value: string): string =>
+  value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+
+/** The error flash of a page, or '' without one. */
+export const errorFlashOf = (page: DashboardPage): string => /<div class="flash flash-error"[\s\S]*?<\/div>/.exec(page.html)?.[0] ?? ''
+export const okFlashOf = (page: DashboardPage): string => /<div class="flash flash-ok"[\s\S]*?<\/div>/.exec(page.html)?.[0] ?? ''
+
+/** The form posting to `action` on a page, as its HTML. */
+export function formOf(page: DashboardPage, action: string): string {
+  const form = new RegExp(`<form method="post" action="${action}"[^>]*>([\\s\\S]*?)</form>`).exec(page.html)
+  if (!form) throw new Error(`no form to ${action} on the page: ${page.html.slice(0, 500)}`)
+  return form[1]!
+}
+
+/** The hidden fields (CSRF token, way back, idempotency key) of the form posting to `action`, as a browser would send them. */
+export function hiddenFieldsOf(page: DashboardPage, action: string): Record<string, string> {
+  const fields: Record<string, string> = {}
+  for (const [, name, value] of formOf(page, action).matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[name!] = unescapeHtml(value!)
+  return fields
+}
+
+/** Posts the form to `action` found on `fromPath`, with `fields` typed in. */
+export async function submitForm(agent: DashboardAgent, fromPath: string, action: string, fields: Record<string, string> = {}): Promise<DashboardPage> {
+  const page = await agent.get(fromPath)
+  expect(page.status).toBe(200)
+  return agent.post(action, { ...hiddenFieldsOf(page, action), ...fields })
 }

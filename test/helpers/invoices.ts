@@ -10,7 +10,8 @@ export const SAMPLE_INVOICE = {
   customerEmail: 'accounts@surfclub.example',
   dueDate: '2026-12-15',
   taxLabel: 'VAT',
-  taxPercent: 15,
+  // Fiji's standard VAT rate since 1 August 2025.
+  taxPercent: 12.5,
   vatNumber: 'FJ-VAT-50-12345',
   items: [
     { description: 'Kava bowl (tanoa), hand carved', quantity: 2, unitPrice: 45050 },
@@ -18,11 +19,16 @@ export const SAMPLE_INVOICE = {
   ],
 }
 
-/** A new business with a display name and one draft invoice made through the API; `send()` sends it. */
-export async function draftInvoice(base: string, body: Record<string, unknown> = SAMPLE_INVOICE, displayName = 'Kava Kitchen Ltd') {
+/** A new business with a display name (and any other `settings`) and one draft invoice made through the API; `send()` sends it. */
+export async function draftInvoice(
+  base: string,
+  body: Record<string, unknown> = SAMPLE_INVOICE,
+  displayName = 'Kava Kitchen Ltd',
+  settings: Record<string, unknown> = {},
+) {
   const { keys } = await signupMerchant(base, 'business')
   const api = client(base, keys.secret)
-  await api.patch('/_sim/settings', { displayName })
+  expect((await api.patch('/_sim/settings', { displayName, ...settings })).status).toBe(200)
   const draft = await api.post('/v1/invoices', body, idempotent())
   expect(draft.status).toBe(201)
   const send = async () => {
@@ -34,7 +40,7 @@ export async function draftInvoice(base: string, body: Record<string, unknown> =
 }
 
 /** The same, sent. */
-export async function sentInvoice(base: string, body?: Record<string, unknown>, displayName?: string) {
-  const { api, key, send } = await draftInvoice(base, body, displayName)
+export async function sentInvoice(base: string, body?: Record<string, unknown>, displayName?: string, settings?: Record<string, unknown>) {
+  const { api, key, send } = await draftInvoice(base, body, displayName, settings)
   return { api, key, invoice: await send() }
 }

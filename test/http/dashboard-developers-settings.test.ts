@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { DashboardAgent, csrfOf, type DashboardPage } from '../helpers/dashboard.js'
+import { DashboardAgent, csrfOf, errorFlashOf, type DashboardPage } from '../helpers/dashboard.js'
 import { PNG_DATA_URL, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { sentInvoice } from '../helpers/invoices.js'
 
@@ -21,8 +21,6 @@ function secretOf(page: DashboardPage): string {
   return match[1]!
 }
 
-/** The error flash of a page, or '' without one. */
-const errorFlashOf = (page: DashboardPage): string => /<div class="flash flash-error"[\s\S]*?<\/div>/.exec(page.html)?.[0] ?? ''
 
 let sessionCounter = 0
 const idempotent = () => ({ headers: { 'idempotency-key': `dash-dev-settings-${++sessionCounter}` } })
@@ -118,6 +116,7 @@ describe('Developers', () => {
 const settingsForm = (fields: Record<string, string> = {}) => ({
   checkboxes: 'receiptsEnabled',
   displayName: 'Kai Store',
+  vatNumber: '50-12345-0-1',
   invoicePrefix: 'INV-2026',
   invoiceNextNumber: '42',
   payoutSchedule: 'monthly',
@@ -153,6 +152,7 @@ describe('Settings', () => {
     expect((await api.get('/_sim/settings')).body).toEqual({
       mode: 'test',
       displayName: 'Kai Store',
+      vatNumber: '50-12345-0-1',
       invoicePrefix: 'INV-2026',
       invoiceNextNumber: 42,
       receiptsEnabled: false,
@@ -179,6 +179,41 @@ describe('Settings', () => {
 
     await agent.submit('/dashboard/settings', '/dashboard/settings', settingsForm({ destinationType: 'none' }))
     expect((await api.get('/_sim/settings')).body.payoutDestination).toBeNull()
+  })
+
+  it('a refused form comes back with what was typed, unchecked boxes included, once (issue 14)', async () => {
+    const { keys } = await signupMerchant(base)
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    // receiptsEnabled is on for a new merchant; the form leaves the box unchecked.
+    const typed = settingsForm({ invoicePrefix: 'BILL-', vatNumber: 'VAT "9"', destinationType: 'wallet', walletProvider: 'mycash', walletPhone: '555' })
+    const refused = await agent.follow(await agent.submit('/dashboard/settings', '/dashboard/settings', typed))
+    expect(errorFlashOf(refused)).toContain('Field: invoicePrefix')
+    for (const expected of [
+      'name="displayName" value="Kai Store"',
+      'name="vatNumber" value="VAT &quot;9&quot;"',
+      'name="invoicePrefix" value="BILL-"',
+      'name="invoiceNextNumber" value="42"',
+      '<option value="monthly" selected>',
+      '<option value="wallet" selected>',
+      '<option value="mycash" selected>',
+      'name="walletPhone" value="555"',
+      'name="accountNumber" value="1234 5678"',
+    ]) {
+      expect(refused.html, expected).toContain(expected)
+    }
+    expect(refused.html).toMatch(/name="receiptsEnabled" value="true" type="checkbox" aria-describedby/)
+    // Shown once: the next visit shows the settings as they are.
+    const again = await agent.get('/dashboard/settings')
+    expect(again.html).toContain('name="invoicePrefix" value="INV-"')
+    expect(again.html).toMatch(/name="receiptsEnabled" value="true" type="checkbox" checked/)
+  })
+
+  it('a custom clock advance the simulator refuses comes back typed in (issue 14)', async () => {
+    const { keys } = await signupMerchant(base)
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const refused = await agent.follow(await agent.submit('/dashboard', '/dashboard/clock/advance', { duration: '3 fortnights' }))
+    expect(errorFlashOf(refused)).toContain('Field: duration')
+    expect(refused.html).toContain('name="duration" value="3 fortnights"')
   })
 
   it('a bad value comes back as an error flash naming the field, and nothing changes', async () => {
@@ -231,6 +266,8 @@ describe('Verification', () => {
 
     const missing = await submitVerification(agent, { tinCardPhoto: PNG })
     expect(errorFlashOf(missing)).toContain('businessRegistration is required for a business account')
+    // The TIN comes back as typed (issue 14); the photos must be chosen again, as a browser never fills a file input.
+    expect(missing.html).toContain('name="tin" value="123-456-789"')
     const notImage = await submitVerification(agent, { tinCardPhoto: Buffer.from('not an image'), businessRegistration: PNG })
     expect(errorFlashOf(notImage)).toContain('Field: tinCardPhoto')
 
@@ -245,6 +282,11 @@ describe('Verification', () => {
 
     const noReason = await agent.follow(await agent.submit('/dashboard/settings', '/dashboard/settings/verification/reject', { reason: ' ' }))
     expect(errorFlashOf(noReason)).toContain('Field: reason')
+    const tooLong = await agent.follow(
+      await agent.submit('/dashboard/settings', '/dashboard/settings/verification/reject', { reason: `Blurry <photo> ${'x'.repeat(500)}` }),
+    )
+    expect(errorFlashOf(tooLong)).toContain('Field: reason')
+    expect(tooLong.html).toContain(`aria-describedby="verification-reason-hint">Blurry &lt;photo&gt; ${'x'.repeat(500)}</textarea>`)
     const rejected = await agent.follow(
       await agent.submit('/dashboard/settings', '/dashboard/settings/verification/reject', { reason: 'TIN photo is <blurry>' }),
     )

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { DashboardAgent, type DashboardPage } from '../helpers/dashboard.js'
-import { client, signupMerchant, useTestServer } from '../helpers/http.js'
+import { DashboardAgent, errorFlashOf, formOf, hiddenFieldsOf, okFlashOf, submitForm, type DashboardPage } from '../helpers/dashboard.js'
+import { client, signupMerchant, unlockLive, useTestServer } from '../helpers/http.js'
 import { SAMPLE_INVOICE, draftInvoice, idempotent, sentInvoice } from '../helpers/invoices.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
@@ -15,28 +15,6 @@ beforeAll(async () => {
 
 const SCRIPT_NAME = '<script>alert(1)</script> & Co'
 const ESCAPED_NAME = '&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co'
-
-const unescape = (value: string): string => value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
-
-/** The hidden fields (CSRF token, way back, idempotency key) of the form posting to `action`, as a browser would send them. */
-function hiddenFieldsOf(page: DashboardPage, action: string): Record<string, string> {
-  const form = new RegExp(`<form method="post" action="${action}"[^>]*>([\\s\\S]*?)</form>`).exec(page.html)
-  if (!form) throw new Error(`no form to ${action} on the page: ${page.html.slice(0, 500)}`)
-  const fields: Record<string, string> = {}
-  for (const [, name, value] of form[1]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[name!] = unescape(value!)
-  return fields
-}
-
-/** The error flash of a page, or '' without one. */
-const errorFlashOf = (page: DashboardPage): string => /<div class="flash flash-error"[\s\S]*?<\/div>/.exec(page.html)?.[0] ?? ''
-const okFlashOf = (page: DashboardPage): string => /<div class="flash flash-ok"[\s\S]*?<\/div>/.exec(page.html)?.[0] ?? ''
-
-/** Posts the form to `action` found on `fromPath`, with `fields` typed in. */
-async function submitForm(agent: DashboardAgent, fromPath: string, action: string, fields: Record<string, string> = {}): Promise<DashboardPage> {
-  const page = await agent.get(fromPath)
-  expect(page.status).toBe(200)
-  return agent.post(action, { ...hiddenFieldsOf(page, action), ...fields })
-}
 
 const NEW_DRAFT = {
   customerName: 'Nadi Bakery',
@@ -67,7 +45,7 @@ async function sessionCookie(key: string): Promise<string> {
 
 async function businessAgent() {
   const { api, key, draft, send } = await draftInvoice(base)
-  return { api, draft, send, agent: await DashboardAgent.signIn(base, key) }
+  return { api, key, draft, send, agent: await DashboardAgent.signIn(base, key) }
 }
 
 describe('Invoices list', () => {
@@ -88,8 +66,8 @@ describe('Invoices list', () => {
     expect(first.status).toBe(200)
     const rowsOf = (page: DashboardPage) => [...page.html.matchAll(/<a href="\/dashboard\/invoices\/(\d+)">/g)].map((m) => Number(m[1]))
     expect(rowsOf(first)).toEqual(ids.slice(-20).reverse())
-    expect(first.html).toContain(`>${sent.body.number}</a></td><td>Late Payer</td><td>FJ$1,076.40</td><td><span class="badge badge-ok">sent</span></td>`)
-    expect(first.html).toContain('<span class="badge badge-bad">overdue</span></td><td>2026-11-01</td><td>2026-11-22 10:00 UTC</td>')
+    expect(first.html).toContain(`>${sent.body.number}</a></td><td>Late Payer</td><td>FJ$1,053.00</td><td><span class="badge badge-ok">sent</span></td>`)
+    expect(first.html).toContain('<span class="badge badge-bad">overdue</span></td><td>1 Nov 2026</td><td>22 Nov 2026, 22:00 FJT (10:00 UTC)</td>')
     expect(first.html).toContain(`>Draft #${ids[21]}</a></td><td>Customer 21</td>`)
     expect(first.html).toContain('Invoices of test mode')
     const next = new RegExp(`href="(/dashboard/invoices\\?starting_after=${ids[3]})">Next page`).exec(first.html)
@@ -180,6 +158,64 @@ describe('New draft form', () => {
   })
 })
 
+describe('a refused invoice form comes back with what was typed (issue 14)', () => {
+  it('the new-draft form keeps every field and item row, escaped, once', async () => {
+    const { keys } = await signupMerchant(base, 'business')
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const typed = { ...NEW_DRAFT, customerName: 'Nadi "Best" Bakery', 'item-1-quantity': 'two', vatNumber: 'VAT 77' }
+    const before = hiddenFieldsOf(await agent.get('/dashboard/invoices'), '/dashboard/invoices')
+    const refused = await agent.follow(await agent.post('/dashboard/invoices', { ...before, ...typed }))
+    expect(errorFlashOf(refused)).toContain('Field: items.1.quantity')
+    const form = formOf(refused, '/dashboard/invoices')
+    for (const expected of [
+      'name="customerName" value="Nadi &quot;Best&quot; Bakery"',
+      'name="customerEmail" value="orders@nadibakery.example"',
+      'name="dueDate" value="2026-12-31"',
+      'name="item-0-description" value="Bread rolls"',
+      'name="item-0-unitPrice" value="1.50"',
+      'name="item-1-quantity" value="two"',
+      'name="item-1-unitPrice" value="45.5"',
+      'name="taxLabel" value="VAT"',
+      'name="taxPercent" value="15"',
+      'name="vatNumber" value="VAT 77"',
+    ]) {
+      expect(form, expected).toContain(expected)
+    }
+    // A fresh key: the refused request stored no result under the old one.
+    expect(hiddenFieldsOf(refused, '/dashboard/invoices').idempotencyKey).not.toBe(before.idempotencyKey)
+    expect(formOf(await agent.get('/dashboard/invoices'), '/dashboard/invoices')).toContain('name="customerName" value=""')
+  })
+
+  it('the edit form keeps what was typed, and only that draft\'s form gets it', async () => {
+    const { agent, api, draft } = await businessAgent()
+    const other = await api.post('/v1/invoices', { ...SAMPLE_INVOICE, customerName: 'Other Club' }, idempotent())
+    const path = `/dashboard/invoices/${draft.id}`
+    const refused = await agent.follow(
+      await submitForm(agent, path, `${path}/edit`, {
+        customerName: 'Lautoka Surf Club Ltd',
+        dueDate: '2026-02-30',
+        'item-0-description': 'Kava bowl, large',
+        'item-0-quantity': '4',
+        'item-0-unitPrice': '460',
+        taxLabel: 'VAT',
+        taxPercent: '12.5',
+      }),
+    )
+    expect(errorFlashOf(refused)).toContain('Field: dueDate')
+    const form = formOf(refused, `${path}/edit`)
+    expect(form).toContain('name="customerName" value="Lautoka Surf Club Ltd"')
+    expect(form).toContain('name="dueDate" value="2026-02-30"')
+    expect(form).toContain('name="item-0-description" value="Kava bowl, large"')
+    expect(form).toContain('name="item-0-quantity" value="4"')
+    expect(form).toContain('name="item-0-unitPrice" value="460"')
+    expect((await api.get(`/v1/invoices/${draft.id}`)).body.customerName).toBe('Lautoka Surf Club')
+
+    await submitForm(agent, path, `${path}/edit`, { dueDate: 'soon' })
+    const otherPage = await agent.get(`/dashboard/invoices/${other.body.id}`)
+    expect(formOf(otherPage, `/dashboard/invoices/${other.body.id}/edit`)).toContain('name="customerName" value="Other Club"')
+  })
+})
+
 describe('Invoice page', () => {
   it('shows a draft in full, with the edit form filled in and a Send button, but no PDF', async () => {
     const { agent, draft } = await businessAgent()
@@ -194,14 +230,14 @@ describe('Invoice page', () => {
       'FJ-VAT-50-12345',
       '<td>Kava bowl (tanoa), hand carved</td><td>2</td><td>FJ$450.50</td><td>FJ$901.00</td>',
       'FJ$936.00',
-      'FJ$140.40',
-      'data-testid="invoice-total">FJ$1,076.40<',
-      '2026-12-15',
+      'FJ$117.00',
+      'data-testid="invoice-total">FJ$1,053.00<',
+      '15 Dec 2026',
       `action="/dashboard/invoices/${draft.id}/edit"`,
       `action="/dashboard/invoices/${draft.id}/send"`,
       'name="item-1-unitPrice" value="35.00"',
       'name="item-0-description" value="Kava bowl (tanoa), hand carved"',
-      'name="taxPercent" value="15"',
+      'name="taxPercent" value="12.5"',
     ]) {
       expect(page.html, expected).toContain(expected)
     }
@@ -286,7 +322,7 @@ describe('Invoice page', () => {
     // A stale page's Send form: the service refuses, and the page says why.
     const refused = await agent.post(`${path}/send`, { ...form, idempotencyKey: 'dash_another-key-0123456789' })
     expect(refused.location).toBe(path)
-    expect(errorFlashOf(await agent.follow(refused))).toContain(`Invoice ${draft.id} is void and cannot be sent.`)
+    expect(errorFlashOf(await agent.follow(refused))).toContain(`Invoice ${draft.id} has been voided and cannot be sent.`)
   })
 
   it('e-mails a sent invoice into the outbox; without an address it says so', async () => {
@@ -298,7 +334,7 @@ describe('Invoice page', () => {
     expect(okFlashOf(await agent.follow(emailed))).toContain('E-mailed to accounts@surfclub.example')
     const emails = (await api.get('/_sim/emails')).body.data
     expect(emails).toHaveLength(1)
-    expect(emails[0]).toMatchObject({ kind: 'invoice', to: 'accounts@surfclub.example', relatedId: String(draft.id), subject: `Invoice ${invoice.number} from Kava Kitchen Ltd` })
+    expect(emails[0]).toMatchObject({ kind: 'invoice', to: 'accounts@surfclub.example', relatedId: String(draft.id), subject: `Tax Invoice ${invoice.number} from Kava Kitchen Ltd` })
 
     const { customerEmail: _omit, ...withoutEmail } = SAMPLE_INVOICE
     const bare = await api.post('/v1/invoices', withoutEmail, idempotent())
@@ -308,6 +344,36 @@ describe('Invoice page', () => {
     const flash = errorFlashOf(await agent.follow(refused))
     expect(flash).toContain('The Invoice has no customerEmail to send it to.')
     expect(flash).toContain('Field: customerEmail')
+  })
+
+  it('serves an e-mail\'s attachment from the Outbox, only to its merchant and mode (issue 14)', async () => {
+    const { agent, api, key, draft, send } = await businessAgent()
+    const invoice = await send()
+    const path = `/dashboard/invoices/${draft.id}`
+    await submitForm(agent, path, `${path}/email`)
+    const [email] = (await api.get('/_sim/emails')).body.data
+    const page = await agent.get(`/dashboard/outbox/${email.id}`)
+    const href = `/dashboard/outbox/${email.id}/attachments/0`
+    expect(page.html).toContain(`<a href="${href}" download="${invoice.number}.pdf">${invoice.number}.pdf</a>`)
+
+    const file = await agent.get(href)
+    expect(file.status).toBe(200)
+    expect(file.headers.get('content-type')).toBe('application/pdf')
+    expect(file.headers.get('content-disposition')).toBe(`attachment; filename="${invoice.number}.pdf"`)
+    expect(file.headers.get('x-content-type-options')).toBe('nosniff')
+    const pdf = await fetch(invoice.pdfUrl, { headers: { authorization: `Bearer ${key}` } })
+    const bytes = Buffer.from(await (await fetch(`${base}${href}`, { headers: { cookie: await sessionCookie(key) } })).arrayBuffer())
+    expect(bytes.equals(Buffer.from(await pdf.arrayBuffer()))).toBe(true)
+
+    for (const missing of [`/dashboard/outbox/${email.id}/attachments/1`, `/dashboard/outbox/${email.id}/attachments/x`, '/dashboard/outbox/em_nothere/attachments/0']) {
+      expect((await agent.get(missing)).status, missing).toBe(404)
+    }
+    const stranger = await DashboardAgent.signIn(base, (await signupMerchant(base, 'business')).keys.secret)
+    const foreign = await stranger.get(href)
+    expect(foreign.status).toBe(404)
+    expect(foreign.headers.get('content-type')).toMatch(/^text\/html/)
+    const live = await DashboardAgent.signIn(base, (await unlockLive(base, key)).secret)
+    expect((await live.get(href)).status).toBe(404)
   })
 
   it('marks an invoice paid as the customer would, linking the Checkout Session that paid it', async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { formatTime } from '../../server/http/dashboard/kit.js'
-import { DashboardAgent, type DashboardPage } from '../helpers/dashboard.js'
+import { formatTime } from '../../src/time.js'
+import { DashboardAgent, errorFlashOf, okFlashOf, type DashboardPage } from '../helpers/dashboard.js'
 import { DAY, HOUR, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
@@ -42,9 +42,6 @@ async function merchant(tier: 'business' | 'individual' = 'business') {
   return { keys, api, agent, create, pay, advance }
 }
 
-/** The error flash of a page, or '' without one. */
-const errorFlashOf = (page: DashboardPage): string => /<div class="flash flash-error"[\s\S]*?<\/div>/.exec(page.html)?.[0] ?? ''
-const okFlashOf = (page: DashboardPage): string => /<div class="flash flash-ok"[\s\S]*?<\/div>/.exec(page.html)?.[0] ?? ''
 /** The rows of a page's first table body. */
 const rowsOf = (page: DashboardPage): string[] => /<tbody>([\s\S]*?)<\/tbody>/.exec(page.html)?.[1]?.match(/<tr>[\s\S]*?<\/tr>/g) ?? []
 const nextLinkOf = (page: DashboardPage): string | undefined =>
@@ -265,7 +262,7 @@ describe('Payouts', () => {
     expect(rows[1]).toContain('FJ$40.00')
     expect(rows[1]).toContain('<span class="badge badge-ok">paid</span>')
     expect(rows[1]).toContain('<td>Wallet</td>')
-    expect(rows[1]).toContain('Paid 2026-11-23 00:00 UTC')
+    expect(rows[1]).toContain('Paid 23 Nov 2026, 12:00 FJT (00:00 UTC)')
 
     // The chart: an accessible SVG with one bar per payout and the balance as a step line.
     const svg = /<svg[\s\S]*?<\/svg>/.exec(page.html)![0]
@@ -273,9 +270,9 @@ describe('Payouts', () => {
     expect(svg).toContain('<title id="balance-chart-title">Balance and payouts over time, test mode</title>')
     expect(svg).toContain('2 payouts totalling FJ$47.00; balance FJ$0.00 at the end.')
     expect(svg.match(/<rect class="chart-bar"/g)).toHaveLength(2)
-    expect(svg).toContain('<title>Payout of FJ$40.00, 2026-11-23 00:00 UTC</title>')
+    expect(svg).toContain('<title>Payout of FJ$40.00, 23 Nov 2026, 12:00 FJT (00:00 UTC)</title>')
     expect(svg).toContain('FJ$40.00</text>')
-    expect(svg).toContain('11-23 00:00</text>')
+    expect(svg).toContain('23 Nov 00:00</text>')
     // Its data as a table, newest first.
     const table = page.html.slice(page.html.indexOf('<details>'), page.html.indexOf('</details>'))
     expect(table).toContain('Every change, newest first.')

@@ -59,6 +59,7 @@ describe('settings', () => {
     expect((await api.get('/_sim/settings')).body).toEqual({
       mode: 'test',
       displayName: 'Test business',
+      vatNumber: null,
       invoicePrefix: 'INV-',
       invoiceNextNumber: 1,
       receiptsEnabled: true,
@@ -86,6 +87,9 @@ describe('settings', () => {
     [{ invoicePrefix: 'BILL-' }, 'invoicePrefix'],
     [{ invoiceNextNumber: 0 }, 'invoiceNextNumber'],
     [{ displayName: '' }, 'displayName'],
+    [{ vatNumber: '' }, 'vatNumber'],
+    [{ vatNumber: 'x'.repeat(41) }, 'vatNumber'],
+    [{ vatNumber: 50123450 }, 'vatNumber'],
     [{ payoutDestination: { type: 'wallet', provider: 'mpaisa', phone: '123' } }, 'payoutDestination.phone'],
     [{ colour: 'blue' }, 'colour'],
   ])('refuses %j naming %s', async (body, param) => {
@@ -93,6 +97,19 @@ describe('settings', () => {
     const response = await api.patch('/_sim/settings', body)
     expect(response.status).toBe(400)
     expect(response.body.error.param).toBe(param)
+  })
+
+  it('keeps the merchant\'s VAT number, for this merchant only, and removes it with null (issue 14)', async () => {
+    const api = client(base, (await signupMerchant(base)).keys.secret)
+    const other = client(base, (await signupMerchant(base)).keys.secret)
+    const set = await api.patch('/_sim/settings', { vatNumber: ' 50-12345-0-1 ' })
+    expect(set.status).toBe(200)
+    expect(set.body.vatNumber).toBe('50-12345-0-1')
+    expect((await api.get('/_sim/settings')).body.vatNumber).toBe('50-12345-0-1')
+    expect((await other.get('/_sim/settings')).body.vatNumber).toBeNull()
+    // Another change leaves it as it is; null removes it.
+    expect((await api.patch('/_sim/settings', { displayName: 'Bula Coffee' })).body.vatNumber).toBe('50-12345-0-1')
+    expect((await api.patch('/_sim/settings', { vatNumber: null })).body.vatNumber).toBeNull()
   })
 
   it('keeps live Providers off until verification is approved', async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
-import { DashboardAgent } from '../helpers/dashboard.js'
+import { DashboardAgent, okFlashOf } from '../helpers/dashboard.js'
 import { client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { useReceivers, type Receiver } from '../helpers/receiver.js'
 
@@ -230,6 +230,51 @@ describe('events pages', () => {
     expect(again.headers['x-service-event-id']).toBe(succeeded.event_id)
     expect(JSON.parse(again.body)).toEqual(succeeded)
     await expect.poll(async () => (await agent.get(path)).html.match(/badge-ok">HTTP 200/g)?.length).toBe(2)
+  })
+
+  it('resends an event to every active endpoint at once, skipping a pending one (issue 14)', async () => {
+    const { api, agent, receiver: first, paidSession } = await merchantWithEndpoint()
+    const second = await receiver()
+    expect((await api.post('/v1/webhook-endpoints', { url: second.url })).status).toBe(200)
+    await second.waitFor(1)
+    await expect.poll(async () => (await api.get('/v1/webhook-endpoints')).body.data.map((e: { status: string }) => e.status)).toEqual(['active', 'active'])
+    // A third that never answers 2xx stays pending: "every endpoint" means every one that receives events.
+    const pending = await receiver()
+    pending.respondWith(() => 500)
+    expect((await api.post('/v1/webhook-endpoints', { url: pending.url })).status).toBe(200)
+    await pending.waitFor(1)
+
+    await paidSession()
+    await first.waitFor(4)
+    await second.waitFor(3)
+    const succeeded = heard(first, 'checkout_session.succeeded')
+    const path = `/dashboard/events/${succeeded.event_id}`
+    const page = await agent.get(path)
+    expect(page.html).toContain('Resend to every endpoint</button>')
+    expect(page.html).toMatch(new RegExp(`<form method="post" action="${path}/resend"[^>]*data-confirm="Send ${succeeded.event_id} again to every active test endpoint\\?"`))
+
+    const flash = okFlashOf(await agent.follow(await agent.submit(path, `${path}/resend`)))
+    expect(flash).toContain(`Sent ${succeeded.event_id} again, same event id:`)
+    expect(flash).toContain(first.url)
+    expect(flash).toContain(second.url)
+    expect(flash).not.toContain(pending.url)
+    for (const [r, count] of [[first, 5], [second, 4]] as const) {
+      const again = (await r.waitFor(count))[count - 1]!
+      expect(again.headers['x-service-event-id']).toBe(succeeded.event_id)
+    }
+    expect(pending.requests.every((request) => JSON.parse(request.body).type === 'webhook.verified')).toBe(true)
+  })
+
+  it('an endpoint URL the simulator refuses comes back typed in (issue 14)', async () => {
+    const { keys } = await signupMerchant(base)
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const typed = 'ftp://shop.example/"hooks"'
+    const refused = await agent.follow(await agent.submit('/dashboard/webhooks', '/dashboard/webhooks', { url: typed }))
+    expect(refused.html).toContain('flash-error')
+    expect(refused.html).toContain('Field: url')
+    expect(refused.html).toContain('name="url" value="ftp://shop.example/&quot;hooks&quot;"')
+    // Shown once: the next visit has the empty field again.
+    expect((await agent.get('/dashboard/webhooks')).html).toContain('name="url" value=""')
   })
 
   it('resending to an unknown endpoint says so', async () => {

@@ -37,16 +37,16 @@ describe('GET /i/{token}', () => {
       'FJ$901.00',
       'Subtotal',
       'FJ$936.00',
-      'VAT (15%)',
-      'FJ$140.40',
+      'VAT (12.5%)',
+      'FJ$117.00',
       'Total (FJD)',
-      'FJ$1,076.40',
+      'FJ$1,053.00',
       'Due 15 Dec 2026',
       'Issued</dt><dd>22 Nov 2026',
       'FJ-VAT-50-12345',
       'TEST MODE',
       `<form class="pay-form" method="post" action="${path}/pay">`,
-      'Pay FJ$1,076.40</button>',
+      'Pay FJ$1,053.00</button>',
       `href="${path}/pdf"`,
     ]) {
       expect(page.html, expected).toContain(expected)
@@ -86,7 +86,7 @@ describe('GET /i/{token}', () => {
     expect(page.html).toContain('Bob &quot;&lt;b&gt;bold&lt;/b&gt;&quot; &amp; Sons')
     expect(page.html).toContain('&lt;img src=x onerror=alert(1)&gt;')
     expect(page.html).toContain('&lt;i&gt;VAT&lt;/i&gt;')
-    expect(page.html).toContain('&lt;u&gt;GST&lt;/u&gt; (15%)')
+    expect(page.html).toContain('&lt;u&gt;GST&lt;/u&gt; (12.5%)')
   })
 
   it('is a 404 page before the invoice is sent, and for unknown tokens', async () => {
@@ -113,7 +113,7 @@ describe('GET /i/{token}', () => {
     const page = await open(invoice.url)
     expect(page.html).toContain('<span class="status-badge status-bad">Overdue</span>')
     expect(page.html).toContain('Overdue: it was due on 23 Nov 2026')
-    expect(page.html).toContain('Pay FJ$1,076.40</button>')
+    expect(page.html).toContain('Pay FJ$1,053.00</button>')
   })
 })
 
@@ -168,7 +168,7 @@ describe('paying from the invoice page', () => {
     const invoice = (await live.post(`/v1/invoices/${draft.body.id}/send`, undefined, idempotent())).body
     const page = await open(invoice.url)
     expect(page.html).not.toContain('TEST MODE')
-    expect(page.html).toContain('Pay FJ$1,076.40</button>')
+    expect(page.html).toContain('Pay FJ$1,053.00</button>')
     await live.patch('/_sim/settings', { liveProviders: false })
     const refused = await pay(invoice.url)
     expect(refused.status).toBe(409)

@@ -10,6 +10,8 @@ import { call, signupMerchant, useTestServer } from '../helpers/http.js'
 
 /** The hosted checkout and invoice pages and the dashboard answer HTML to browsers; the document leaves them out (docs/openapi.md). */
 const HOSTED_PAGES = ['/pay', '/i', '/dashboard']
+/** So are the start page and the favicon at the root (docs/openapi.md). */
+const ROOT_PAGES = ['GET /', 'GET /favicon.ico']
 
 /** What `router.all()` answers for: the methods a path does not declare. */
 const ALL_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE']
@@ -37,6 +39,7 @@ function expressOperations(app: Express): string[] {
       const answered = methods.flatMap((method) => (method === '*' ? ALL_METHODS : method === 'HEAD' && methods.includes('GET') ? [] : [method]))
       return answered.map((method) => `${method} ${openApiPath}`)
     })
+    .filter((operation) => !ROOT_PAGES.includes(operation))
 }
 
 function documentedOperations(doc: OpenApiDocument): string[] {

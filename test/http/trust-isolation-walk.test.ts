@@ -77,7 +77,7 @@ describe('the isolation walk', () => {
   it('the dashboard signed in with a test key shows no live data on any page, and will not switch to live', async () => {
     const agent = await DashboardAgent.signIn(server().baseUrl, m.keys.secret)
     const pages = ['/', '/sessions', '/invoices', '/payouts', '/webhooks', '/events', '/events/rows', '/developers', '/settings', '/outbox']
-    const withIds = ['/sessions/:id', '/invoices/:id', '/invoices/:id/pdf', '/payouts/:id', '/events/:id', '/outbox/:id', '/outbox/:id/html'].flatMap((page) =>
+    const withIds = ['/sessions/:id', '/invoices/:id', '/invoices/:id/pdf', '/payouts/:id', '/events/:id', '/outbox/:id', '/outbox/:id/html', '/outbox/:id/attachments/0'].flatMap((page) =>
       m.liveIds.map((id) => ({ page: page.replace(':id', id), id })),
     )
     const leaks: string[] = []

@@ -44,7 +44,8 @@ const fullInvoice = {
   customerEmail: 'accounts@surfclub.example',
   dueDate: '2026-12-15',
   taxLabel: 'VAT',
-  taxPercent: 15,
+  // Fiji's standard VAT rate since 1 August 2025.
+  taxPercent: 12.5,
   vatNumber: 'FJ-VAT-50-12345',
   items: [
     { description: 'Kava bowl (tanoa), hand carved', quantity: 2, unitPrice: 45050 },
@@ -119,10 +120,10 @@ describe('the invoice PDF', () => {
       const file = save('invoice', (await fetchBytes(invoice.pdfUrl, key)).bytes)
       renderPng(file)
       const text = textOf(file)
-      expect(invoice.total).toBe(245640)
+      expect(invoice.total).toBe(240300)
       for (const expected of [
         DISPLAY_NAME,
-        'INVOICE',
+        'TAX INVOICE',
         invoice.number,
         'Issue date 22 Nov 2026',
         'Due date 15 Dec 2026',
@@ -136,9 +137,10 @@ describe('the invoice PDF', () => {
         'FJ$901.00',
         'FJ$1,200.00',
         'Subtotal FJ$2,136.00',
-        'VAT (15%) FJ$320.40',
-        'Total (FJD) FJ$2,456.40',
-        'VAT No. FJ-VAT-50-12345',
+        'VAT (12.5%) FJ$267.00',
+        'Total (FJD) FJ$2,403.00',
+        // The seller's, under the seller's name: before the customer's block.
+        `${DISPLAY_NAME} VAT No. FJ-VAT-50-12345`,
         invoice.url,
         'TEST MODE',
         'Page 1 of 1',
@@ -163,7 +165,32 @@ describe('the invoice PDF', () => {
       const sentAt = new Date(invoice.sentAt).toISOString().replace(/\.\d{3}Z$/, '')
       expect(info).toMatch(new RegExp(`CreationDate:\\s+${sentAt}`))
       expect(info).toMatch(new RegExp(`ModDate:\\s+${sentAt}`))
-      expect(info).toMatch(/Title:\s+Invoice INV-0001/)
+      expect(info).toMatch(/Title:\s+Tax Invoice INV-0001/)
+    })
+
+    it('prints the VAT number from Settings as the seller\'s, titled TAX INVOICE only with a tax line (issue 14)', async () => {
+      const { vatNumber: _own, ...withoutOwn } = fullInvoice
+      const taxed = await sentInvoice(base, withoutOwn, DISPLAY_NAME, { vatNumber: '50-12345-0-1' })
+      const file = save('tax-invoice-settings-vat', (await fetchBytes(taxed.invoice.pdfUrl, taxed.key)).bytes)
+      renderPng(file)
+      const text = textOf(file)
+      expect(text).toContain(`${DISPLAY_NAME} VAT No. 50-12345-0-1`)
+      expect(text.indexOf('VAT No. 50-12345-0-1')).toBeLessThan(text.indexOf('BILL TO'))
+      expect(text).toContain(`TAX INVOICE ${taxed.invoice.number}`)
+      expect(text).toContain(`Tax Invoice ${taxed.invoice.number} · Amounts in Fijian dollars (FJD)`)
+
+      const { taxLabel: _label, taxPercent: _percent, ...untaxed } = withoutOwn
+      const plain = await sentInvoice(base, untaxed, DISPLAY_NAME, { vatNumber: '50-12345-0-1' })
+      const plainText = textOf(save('invoice-settings-vat-no-tax', (await fetchBytes(plain.invoice.pdfUrl, plain.key)).bytes))
+      expect(plainText).toContain(`${DISPLAY_NAME} VAT No. 50-12345-0-1`)
+      expect(plainText).toContain(`INVOICE ${plain.invoice.number}`)
+      expect(plainText).not.toContain('TAX INVOICE')
+
+      const unregistered = await sentInvoice(base, withoutOwn, DISPLAY_NAME)
+      const unregisteredText = textOf(save('invoice-no-vat-number', (await fetchBytes(unregistered.invoice.pdfUrl, unregistered.key)).bytes))
+      expect(unregisteredText).not.toContain('TAX INVOICE')
+      expect(unregisteredText).not.toContain('VAT No.')
+      expect(unregisteredText).toContain('VAT (12.5%)')
     })
 
     it('says "Tax" with the percent when the tax line has no label, and shows no tax line without tax', async () => {

@@ -26,8 +26,9 @@ describe('formatters', () => {
     expect(formatMoney(2500, 'USD')).toBe('US$25.00')
   })
 
-  it('formats times as ISO, and none as -', () => {
-    expect(formatTime(Date.UTC(2026, 0, 2, 3, 4, 5))).toBe('2026-01-02T03:04:05.000Z')
+  it('formats times as people read them, Fiji first with UTC beside it, and none as - (issue 14)', () => {
+    expect(formatTime(Date.UTC(2026, 0, 2, 3, 4, 5))).toBe('2 Jan 2026, 15:04 FJT (03:04 UTC)')
+    expect(formatTime(Date.UTC(2026, 0, 2, 3, 4, 5), { seconds: true })).toBe('2 Jan 2026, 15:04:05 FJT (03:04:05 UTC)')
     expect(formatTime(null)).toBe('-')
   })
 

@@ -29,13 +29,13 @@ describe('chart scales', () => {
     expect(amountTicks(0, 3)).toEqual([0, 1, 2, 3])
   })
 
-  it('puts time ticks on round UTC hours or days, labelled by the span', () => {
+  it('puts time ticks on round UTC hours or days, labelled by the span in the people\'s date format', () => {
     const days = timeTicks(T0, T0 + 7 * DAY)
     expect(days.ticks).toEqual([Date.UTC(2026, 10, 23), Date.UTC(2026, 10, 25), Date.UTC(2026, 10, 27), Date.UTC(2026, 10, 29)])
-    expect(days.label(days.ticks[0]!)).toBe('2026-11-23')
+    expect(days.label(days.ticks[0]!)).toBe('23 Nov 2026')
     const hours = timeTicks(T0, T0 + 5 * HOUR)
     expect(hours.ticks).toHaveLength(6)
-    expect(hours.label(hours.ticks[1]!)).toBe('11-22 11:00')
+    expect(hours.label(hours.ticks[1]!)).toBe('22 Nov 11:00')
     expect(timeTicks(T0, T0 + 20 * 365 * DAY).ticks.length).toBeLessThanOrEqual(7)
   })
 })
@@ -50,15 +50,17 @@ describe('balance chart', () => {
     expect(svg).toMatch(/^<svg [^>]*role="img" aria-labelledby="c-title c-desc"/)
     expect(svg).toContain('<title id="c-title">Balance</title>')
     expect(svg).toContain(
-      '<desc id="c-desc">From 2026-11-22 09:00 UTC to 2026-11-22 11:00 UTC: 1 payout totalling FJ$25.00; balance FJ$25.00 at the end.</desc>',
+      '<desc id="c-desc">From 22 Nov 2026, 21:00 FJT (09:00 UTC) to 22 Nov 2026, 23:00 FJT (11:00 UTC): 1 payout totalling FJ$25.00; balance FJ$25.00 at the end.</desc>',
     )
     const [barX] = attrs(svg, 'rect class="chart-bar"', 'x')
     const [barWidth] = attrs(svg, 'rect class="chart-bar"', 'width')
     expect(barX! + barWidth! / 2).toBeCloseTo((96 + 700) / 2, 0)
-    expect(svg).toContain('<title>Payout of FJ$25.00, 2026-11-22 10:00 UTC</title>')
+    expect(svg).toContain('<title>Payout of FJ$25.00, 22 Nov 2026, 22:00 FJT (10:00 UTC)</title>')
+    // The axis's ticks are UTC hours, and it says so.
+    expect(svg).toContain('>22 Nov 10:00</text>')
+    expect(svg).toContain('>UTC</text>')
     expect(svg).toContain('>FJ$0.00</text>')
     expect(svg).toContain('>FJ$30.00</text>')
-    expect(svg).toContain('>11-22 10:00</text>')
   })
 
   it('draws the balance as steps held until the end, rising from zero, with a bar per payout scaled to the axis', () => {

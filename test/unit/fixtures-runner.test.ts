@@ -19,7 +19,7 @@ function fakeClient(answer: (options: RequestOptions) => unknown) {
   return { client, requests }
 }
 
-const ALREADY_PAID = new ApiError(409, 'invalid_state', 'This Checkout Session is already succeeded.')
+const ALREADY_PAID = new ApiError(409, 'invalid_state', 'This Checkout Session has already succeeded.')
 
 /** Pays once; any second pay is refused as the simulator does. */
 const simulator = () => {
@@ -64,7 +64,7 @@ describe('expected errors', () => {
     expect(mismatch).toMatchObject({
       code: 'fixture_failed',
       message:
-        'pay.json: Step 3 "again" (POST /_sim/checkout-sessions/cs_1/pay): expected 404 not_found, got 409 invalid_state: This Checkout Session is already succeeded.',
+        'pay.json: Step 3 "again" (POST /_sim/checkout-sessions/cs_1/pay): expected 404 not_found, got 409 invalid_state: This Checkout Session has already succeeded.',
     })
     const { client } = fakeClient(() => ({ id: 'cs_1', checkoutSession: { id: 'cs_1' } }))
     await expect(runFixture(payTwice({ code: 'invalid_state' }), { client, file: 'pay.json' })).rejects.toMatchObject({

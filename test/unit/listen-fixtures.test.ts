@@ -120,7 +120,7 @@ describe('runFixture', () => {
 
   it('names the failing step and keeps the simulator\'s error code', async () => {
     const { client, requests } = fakeClient((options) => {
-      if (options.path.endsWith('/pay')) throw new ApiError(409, 'invalid_state', 'This Checkout Session is already cancelled.')
+      if (options.path.endsWith('/pay')) throw new ApiError(409, 'invalid_state', 'This Checkout Session was already cancelled.')
       return { id: 'cs_1' }
     })
     const error = await runFixture(PAY_FIXTURE, { client, env: { NOTE: 'x' } }).catch((caught: unknown) => caught)
@@ -128,7 +128,7 @@ describe('runFixture', () => {
     expect(error).toMatchObject({
       status: 409,
       code: 'invalid_state',
-      message: 'Step 2 "pay" (POST /_sim/checkout-sessions/cs_1/pay) failed: This Checkout Session is already cancelled.',
+      message: 'Step 2 "pay" (POST /_sim/checkout-sessions/cs_1/pay) failed: This Checkout Session was already cancelled.',
     })
     expect(requests).toHaveLength(2)
   })

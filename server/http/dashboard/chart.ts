@@ -1,6 +1,6 @@
 
 import { escapeHtml, safe, type SafeHtml } from '../../templates.js'
-import { formatTime } from './kit.js'
+import { formatDay, formatTime } from '../../../src/time.js'
 import { formatFjd } from '../../../src/money.js'
 
 const HOUR = 60 * 60 * 1000
@@ -58,8 +58,10 @@ export function timeTicks(start: number, end: number): { ticks: number[]; label:
     TIME_STEPS.find((candidate) => span / candidate <= MAX_TIME_TICKS) ?? Math.ceil(span / MAX_TIME_TICKS / (365 * DAY)) * 365 * DAY
   const ticks: number[] = []
   for (let tick = Math.ceil(start / step) * step; tick <= end; tick += step) ticks.push(tick)
+  // The ticks are UTC hours and days (settlement runs at 00:00 UTC), so their labels are UTC, as the axis says.
   // Under a day apart the hour matters; otherwise the date is enough.
-  const label = step < DAY ? (at: number) => formatTime(at).slice(5, 16) : (at: number) => formatTime(at).slice(0, 10)
+  const day = (at: number): string => formatDay(new Date(at).toISOString().slice(0, 10))
+  const label = step < DAY ? (at: number) => `${day(at).replace(/ \d+$/, '')} ${new Date(at).toISOString().slice(11, 16)}` : day
   return { ticks, label }
 }
 
@@ -124,7 +126,10 @@ export function renderBalanceChart(input: BalanceChartInput): SafeHtml {
       `<text x="${num(x(tick))}" y="${bottom + 18}" text-anchor="middle" font-size="11" fill="${COLOURS.text}">${escapeHtml(time.label(tick))}</text>`,
     )
   }
-  parts.push(`<line x1="${left}" x2="${right}" y1="${num(y(0))}" y2="${num(y(0))}" stroke="${COLOURS.axis}" stroke-width="1"/>`)
+  parts.push(
+    `<line x1="${left}" x2="${right}" y1="${num(y(0))}" y2="${num(y(0))}" stroke="${COLOURS.axis}" stroke-width="1"/>`,
+    `<text x="${right}" y="${bottom + 36}" text-anchor="end" font-size="11" fill="${COLOURS.text}">UTC</text>`,
+  )
 
   for (const payout of payouts) {
     const height = Math.abs(y(0) - y(payout.amount))

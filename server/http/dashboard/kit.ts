@@ -308,6 +308,9 @@ export class DashboardKit {
           return
         }
         dash.session.flash = flash
+        // The page comes back with what was typed, not an empty form (issue 14).
+        const { _csrf: _token, _back: _way, ...typed } = input.fields
+        dash.session.typed = { action: req.path, fields: typed }
         res.redirect(303, back)
       }
     })
@@ -333,9 +336,20 @@ export class DashboardKit {
     return { caller, session, now: this.ctx.clock.now(merchant.id), here: req.originalUrl }
   }
 
+  /**
+   * What was typed into the form posting to `action` when the simulator
+   * refused it just before this page; undefined otherwise. Pages fill their
+   * forms from it rather than from the stored values.
+   */
+  typed(dash: Dash, action: string): Record<string, string> | undefined {
+    const typed = dash.session.typed
+    return typed?.action === action ? typed.fields : undefined
+  }
+
   send(res: Response, dash: Dash, page: PageResult): void {
     const flash = dash.session.flash
     dash.session.flash = null
+    dash.session.typed = null
     res.status(page.status ?? 200).type('html').send(this.layout(dash, page, flash))
   }
 
@@ -397,11 +411,8 @@ export class DashboardKit {
 
   /** A page outside a session (sign-in, signed out): the same stylesheet, no navigation. */
   bare(title: string, content: SafeHtml): string {
-    return this.ctx.templates.render('dashboard/bare.html', { title: `${title} · Bula dashboard`, content, assets: dashPath('/assets') })
+    return this.ctx.templates.render('dashboard/bare.html', { title: `${title} · Bula dashboard`, brand: 'Bula dashboard', content, assets: dashPath('/assets') })
   }
 }
 
 const otherMode = (mode: Mode): Mode => (mode === 'test' ? 'live' : 'test')
-
-/** A time as the dashboard shows it: to the minute, in UTC (the clock the settlement runs use). */
-export const formatTime = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`

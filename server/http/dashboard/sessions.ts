@@ -17,6 +17,14 @@ export interface Flash {
   secret?: string
 }
 
+/** A form the simulator refused, as it was sent, so that its page can show it again with what was typed. */
+export interface TypedForm {
+  /** The form's action under the dashboard (`/invoices/12/edit`): only that form takes the values back. */
+  action: string
+  /** Its fields, without the CSRF token and the way back; files are not kept (a browser cannot refill a file input). */
+  fields: Record<string, string>
+}
+
 export interface DashboardSession {
   /** The cookie's value: 256 random bits. */
   readonly id: string
@@ -33,6 +41,8 @@ export interface DashboardSession {
   readonly csrfToken: string
   expiresAt: number
   flash: Flash | null
+  /** Shown once, on the next page, like the flash. */
+  typed: TypedForm | null
 }
 
 interface LoginLink {
@@ -80,6 +90,7 @@ export class DashboardSessions {
       csrfToken: newToken(),
       expiresAt: this.now() + SESSION_IDLE_MS,
       flash: null,
+      typed: null,
     }
     this.sessions.set(session.id, session)
     return session

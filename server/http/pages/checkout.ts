@@ -115,7 +115,7 @@ class CheckoutPages {
       merchantHeader:
         displayName === undefined
           ? safe('')
-          : this.render('merchant-header', { displayName, initial: Array.from(displayName.trim())[0]?.toUpperCase() ?? '' }),
+          : this.render('merchant-header', { displayName, initial: Array.from(displayName.trim())[0]?.toUpperCase() ?? '', detail: safe('') }),
       content: options.content,
     })
   }

@@ -62,6 +62,8 @@ class InvoicePages {
           : this.render('checkout/merchant-header.html', {
               displayName: view.displayName,
               initial: Array.from(view.displayName.trim())[0]?.toUpperCase() ?? '',
+              // The seller's VAT number belongs with the seller's name, as on the PDF.
+              detail: view.sellerVatNumber === null ? safe('') : this.render('invoice/seller-vat.html', { vatNumber: view.sellerVatNumber }),
             }),
       content: options.content,
     })
@@ -113,6 +115,7 @@ class InvoicePages {
     const actions =
       view.status === 'sent' ? [this.render('invoice/pay-form.html', { action: `${path}/pay`, total: view.total }), download] : [download]
     const content = this.render('invoice/invoice.html', {
+      title: view.title,
       number: view.number,
       statusBadge: status.badge,
       amountLabel: status.amountLabel,
@@ -124,12 +127,11 @@ class InvoicePages {
       customerEmailRow: this.detailRow('E-mail', view.customerEmail),
       issueDate: view.issueDate,
       dueDate: view.dueDate,
-      vatNumberRow: this.detailRow('VAT No.', view.vatNumber),
       itemRows: this.join(view.lines.map((line) => this.render('invoice/item-row.html', { ...line }))),
       subtotal: view.subtotal,
       taxRow: view.taxLine === null ? safe('') : this.render('invoice/detail-row.html', { label: view.taxLine.label, value: view.taxLine.amount }),
     })
-    return { status: 200, html: this.layout({ title: `Invoice ${view.number} from ${view.displayName}`, view, content }) }
+    return { status: 200, html: this.layout({ title: `${view.title} ${view.number} from ${view.displayName}`, view, content }) }
   }
 
   /** A customer-facing page for any failure: the right status, plain words, never a stack trace. */

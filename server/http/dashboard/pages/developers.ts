@@ -4,7 +4,8 @@ import { ROTATION_OVERLAP_MS } from '../../../domain/api-key.js'
 import { createKey, listKeys, revokeKey, rotateKey } from '../../../services/api-keys.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, formatTime, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, type Dash, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 
 const OVERLAP_HOURS = ROTATION_OVERLAP_MS / 3_600_000
 
@@ -66,7 +67,15 @@ export function registerDevelopersPages(kit: DashboardKit, router: Router): void
           action: '/developers/keys',
           submit: `Create ${mode} key`,
           className: 'stack-form compact',
-          fields: kit.render('key-type-field', {}),
+          fields: kit.render('key-type-field', {
+            options: kit.options(
+              [
+                { value: 'secret', label: 'Secret key (sk_…)' },
+                { value: 'publishable', label: 'Publishable key (pk_…)' },
+              ],
+              kit.typed(dash, '/developers/keys')?.type ?? 'secret',
+            ),
+          }),
         }),
       }),
     }

@@ -2,7 +2,8 @@ import type { Request, Router } from 'express'
 import { formatDuration, parseDuration } from '../../../../src/duration.js'
 import type { DoctorFinding } from '../../../../src/schemas/index.js'
 import { doctorReport } from '../../../services/doctor.js'
-import { dashPath, formatTime, type DashboardKit } from '../kit.js'
+import { dashPath, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 
 /** The windows the page offers, as `bula doctor --since` writes them; empty is everything. */
 const WINDOWS = ['15m', '1h', '1d', '']

@@ -5,7 +5,8 @@ import { ANY_ROUTE } from '../../../domain/api-faults.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { checkFaultRoute } from '../../faults.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, formatTime, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, type Dash, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 
 /** Requests a fault struck, newest first, shown on the page. */
 const STRUCK_SHOWN = 25

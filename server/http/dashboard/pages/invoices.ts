@@ -13,6 +13,7 @@ import {
 
 import { randomBase62 } from '../../../ids.js'
 import { emailInvoice } from '../../../services/invoice-email.js'
+import { presentSettings } from '../../../services/settings.js'
 import {
   createInvoice,
   getInvoice,
@@ -27,7 +28,8 @@ import {
 } from '../../../services/invoices.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, errorFlash, formatTime, type Dash, type DashboardKit, type PageResult } from '../kit.js'
+import { dashPath, errorFlash, type Dash, type DashboardKit, type PageResult } from '../kit.js'
+import { formatDay, formatTime } from '../../../../src/time.js'
 import { formatFjd, parseUnitPrice } from '../../../../src/money.js'
 
 const PAGE_SIZE = 20
@@ -108,6 +110,24 @@ function idempotencyKeyOf(fields: Record<string, string>): string {
   return key
 }
 
+/** A draft as the invoice form's fields would send it. */
+function invoiceFormText(invoice: Invoice): Record<string, string> {
+  const text: Record<string, string> = {
+    customerName: invoice.customerName,
+    customerEmail: invoice.customerEmail ?? '',
+    dueDate: invoice.dueDate,
+    vatNumber: invoice.vatNumber ?? '',
+    taxLabel: invoice.taxLabel ?? '',
+    taxPercent: String(invoice.taxPercent),
+  }
+  invoice.items.forEach((item, row) => {
+    text[`item-${row}-description`] = item.description
+    text[`item-${row}-quantity`] = String(item.quantity)
+    text[`item-${row}-unitPrice`] = dollarsOf(item.unitPrice)
+  })
+  return text
+}
+
 /** The list's filter as the address has it (empty when absent). */
 interface InvoicesFilter {
   status: string
@@ -168,29 +188,41 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
 
   const idempotencyField = (): SafeHtml => kit.render('hidden', { name: IDEMPOTENCY_FIELD, value: `dash_${randomBase62(24)}` })
 
-  const itemRow = (row: number, item?: InvoiceItem): SafeHtml =>
-    kit.render('invoice-item-row', {
+  const itemRow = (row: number, text: Record<string, string>): SafeHtml => {
+    const name = (field: string): string => `item-${row}-${field}`
+    return kit.render('invoice-item-row', {
       row: row + 1,
-      description: item?.description ?? '',
-      descriptionName: `item-${row}-description`,
-      quantityName: `item-${row}-quantity`,
-      quantity: item === undefined ? '' : String(item.quantity),
-      unitPriceName: `item-${row}-unitPrice`,
-      unitPrice: item === undefined ? '' : dollarsOf(item.unitPrice),
+      descriptionName: name('description'),
+      description: text[name('description')] ?? '',
+      quantityName: name('quantity'),
+      quantity: text[name('quantity')] ?? '',
+      unitPriceName: name('unitPrice'),
+      unitPrice: text[name('unitPrice')] ?? '',
     })
+  }
 
-  /** The new-draft and edit forms' fields; the two never share a page, so their ids cannot clash. */
-  const invoiceFields = (invoice?: Invoice): SafeHtml => {
-    const items = invoice?.items ?? []
-    const rows = Math.min(MAX_ITEMS, invoice ? items.length + EXTRA_EDIT_ROWS : NEW_ITEM_ROWS)
+  /**
+   * The new-draft and edit forms' fields (the two never share a page, so their ids cannot clash), filled from
+   * `text`: what was typed when the simulator refused the form, else the draft's values as the form sends them.
+   */
+  const invoiceFields = (dash: Dash, text: Record<string, string>, extraRows: number): SafeHtml => {
+    const filledRows = Array.from({ length: MAX_ITEMS }, (_, row) => row).filter((row) =>
+      ['description', 'quantity', 'unitPrice'].some((field) => (text[`item-${row}-${field}`] ?? '') !== ''),
+    )
+    const rows = Math.min(MAX_ITEMS, Math.max(NEW_ITEM_ROWS, (filledRows.at(-1) ?? -1) + 1 + extraRows))
+    const settingsVat = presentSettings(dash.caller.merchant, dash.caller.mode).vatNumber
     return kit.render('invoice-fields', {
-      customerName: invoice?.customerName ?? '',
-      customerEmail: invoice?.customerEmail ?? '',
-      dueDate: invoice?.dueDate ?? '',
-      vatNumber: invoice?.vatNumber ?? '',
-      taxLabel: invoice?.taxLabel ?? '',
-      taxPercent: invoice === undefined ? '' : String(invoice.taxPercent),
-      itemRows: kit.join(Array.from({ length: rows }, (_, row) => itemRow(row, items[row]))),
+      customerName: text.customerName ?? '',
+      customerEmail: text.customerEmail ?? '',
+      dueDate: text.dueDate ?? '',
+      vatNumber: text.vatNumber ?? '',
+      vatNumberHint:
+        settingsVat === null
+          ? 'Leave empty to use your VAT number from Settings; none is set there yet.'
+          : `Leave empty to print yours from Settings, ${settingsVat}.`,
+      taxLabel: text.taxLabel ?? '',
+      taxPercent: text.taxPercent ?? '',
+      itemRows: kit.join(Array.from({ length: rows }, (_, row) => itemRow(row, text))),
       maxItems: MAX_ITEMS,
     })
   }
@@ -234,7 +266,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
                 formatFjd(invoice.total),
                 kit.statusBadge(invoice.status),
                 invoice.overdue ? kit.statusBadge('overdue') : '—',
-                invoice.dueDate,
+                formatDay(invoice.dueDate),
                 formatTime(invoice.createdAt),
               ]),
               filter.status === '' ? `No Invoices in ${mode} mode yet.` : `No ${filter.status} Invoices in ${mode} mode.`,
@@ -245,7 +277,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
           action: '/invoices',
           submit: 'Create draft',
           className: 'stack-form',
-          fields: kit.join([idempotencyField(), invoiceFields()]),
+          fields: kit.join([idempotencyField(), invoiceFields(dash, kit.typed(dash, '/invoices') ?? {}, 0)]),
         }),
       }),
     }
@@ -319,8 +351,11 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
         mode: invoice.mode,
         customerName: invoice.customerName,
         customerEmail: invoice.customerEmail ?? 'None (needed to e-mail the invoice)',
-        vatNumber: invoice.vatNumber ?? 'None',
-        dueDate: invoice.dueDate,
+        // The seller's number the document shows, and where it comes from.
+        vatNumber:
+          invoice.vatNumber ??
+          (invoice.sellerVatNumber === null ? 'None (set yours in Settings)' : `${invoice.sellerVatNumber} (from Settings)`),
+        dueDate: formatDay(invoice.dueDate),
         overdueText: invoice.overdue ? 'Yes: past its due date in Fiji' : 'No',
         hostedPage: draft ? safe('Once sent') : kit.render('invoice-hosted-link', { url: invoice.url }),
         sessions: sessions.length === 0 ? safe('None yet') : kit.join(sessions, ', '),
@@ -340,7 +375,12 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
         total: formatFjd(invoice.total),
         edit: draft
           ? kit.render('invoice-edit', {
-              form: kit.form(dash, { action: `${path}/edit`, submit: 'Save draft', className: 'stack-form', fields: invoiceFields(invoice) }),
+              form: kit.form(dash, {
+                action: `${path}/edit`,
+                submit: 'Save draft',
+                className: 'stack-form',
+                fields: invoiceFields(dash, kit.typed(dash, `${path}/edit`) ?? invoiceFormText(invoice), EXTRA_EDIT_ROWS),
+              }),
             })
           : safe(''),
         pdf: draft

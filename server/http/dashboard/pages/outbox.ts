@@ -3,7 +3,8 @@ import { notFound } from '../../../../src/errors.js'
 import type { Email } from '../../../../src/schemas/index.js'
 import { listEmails } from '../../../services/outbox.js'
 import { safe } from '../../../templates.js'
-import { dashPath, formatTime, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, type Dash, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 
 /**
  * The stored HTML is the merchant's e-mail, shown in a sandboxed frame: no
@@ -15,6 +16,11 @@ const EMAIL_CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inl
 const KIND_LABELS: Record<Email['kind'], string> = { receipt: 'Receipt', invoice: 'Invoice' }
 
 const emailPath = (id: string): string => `/outbox/${encodeURIComponent(id)}`
+/** An attachment by its place in the e-mail: file names need not be unique, nor safe in a path. */
+const attachmentPath = (id: string, index: number): string => `${emailPath(id)}/attachments/${index}`
+
+/** A file name for Content-Disposition: the e-mail's own, with anything that could break the header replaced. */
+const headerFilename = (name: string): string => name.replace(/[^\w. ()-]/g, '_') || 'attachment'
 
 /** Outbox: the e-mails the service would have sent (receipts, invoices) in the mode on show, each as the customer would see it. */
 export function registerOutboxPages(kit: DashboardKit, router: Router): void {
@@ -62,7 +68,11 @@ export function registerOutboxPages(kit: DashboardKit, router: Router): void {
             : kit.render('email-attachments', {
                 list: kit.table(
                   ['File', 'Type', 'Size'],
-                  email.attachments.map((file) => [file.filename, file.contentType, `${file.bytes} bytes`]),
+                  email.attachments.map((file, index) => [
+                    kit.render('attachment-link', { href: dashPath(attachmentPath(email.id, index)), filename: file.filename }),
+                    file.contentType,
+                    `${file.bytes.toLocaleString('en-US')} bytes`,
+                  ]),
                   'No attachments.',
                 ),
               }),
@@ -70,6 +80,26 @@ export function registerOutboxPages(kit: DashboardKit, router: Router): void {
         text: email.text,
       }),
     }
+  })
+
+  // An attachment's bytes, as the customer would save them: only the signed-in merchant's e-mails, of the mode on show.
+  router.get('/outbox/:id/attachments/:index', (req, res) => {
+    const dash = kit.signedIn(req, res)
+    if (!dash) return
+    let file: Email['attachments'][number] | undefined
+    try {
+      const email = emailOf(dash, String(req.params.id))
+      const index = String(req.params.index)
+      file = /^(0|[1-9][0-9]{0,3})$/.test(index) ? email.attachments[Number(index)] : undefined
+      if (!file) throw notFound('attachment')
+    } catch (error) {
+      kit.sendError(res, dash, error)
+      return
+    }
+    // Never shown in the dashboard's origin, whatever its type says: saved as a file, and sandboxed if opened.
+    res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox")
+    res.setHeader('Content-Disposition', `attachment; filename="${headerFilename(file.filename)}"`)
+    res.type(file.contentType).send(Buffer.from(file.contentBase64, 'base64'))
   })
 
   // The frame's source: not a page of the layout, but still only with a session.

@@ -5,7 +5,8 @@ import { advanceClockRequestSchema } from '../../../../src/schemas/index.js'
 
 import { listSessions } from '../../../services/checkout-sessions.js'
 import { parseWith } from '../../validate.js'
-import { formatTime, type DashboardKit } from '../kit.js'
+import type { DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 import { formatFjd } from '../../../../src/money.js'
 
 /** The one-click advances; anything else goes through the custom field. */
@@ -44,7 +45,7 @@ export function registerOverviewPages(kit: DashboardKit, router: Router): void {
           action: '/clock/advance',
           submit: 'Advance',
           className: 'stack-form compact',
-          fields: kit.render('advance-field', {}),
+          fields: kit.render('advance-field', { duration: kit.typed(dash, '/clock/advance')?.duration ?? '' }),
         }),
         recentSessions: kit.table(
           ['Session', 'Amount', 'Status', 'Created'],

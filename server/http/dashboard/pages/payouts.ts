@@ -16,7 +16,8 @@ import { getPayout, listPayouts, requestPayout } from '../../../services/payouts
 import { safe } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
 import { renderBalanceChart } from '../chart.js'
-import { dashPath, formatTime, type DashboardKit } from '../kit.js'
+import { dashPath, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 import { eventsAbout, eventsTable } from './sessions.js'
 import { formatFjd } from '../../../../src/money.js'
 

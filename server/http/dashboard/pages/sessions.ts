@@ -16,7 +16,8 @@ import { listEvents } from '../../../events/event-log.js'
 import { cancelSession, getSession, listSessions, sessionOfCaller } from '../../../services/checkout-sessions.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, errorFlash, formatTime, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, errorFlash, type Dash, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 import { formatFjd, formatMoney } from '../../../../src/money.js'
 
 const PAGE_SIZE = 20

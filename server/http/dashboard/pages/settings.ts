@@ -13,7 +13,8 @@ import { presentSettings, updateSettings } from '../../../services/settings.js'
 import { approveVerification, getVerification, rejectVerification, submitVerification } from '../../../services/verification.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, formatTime, type ActionInput, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, type ActionInput, type Dash, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 
 const SCHEDULE_LABELS: Record<PayoutSchedule, string> = {
   daily: 'Daily',
@@ -66,12 +67,36 @@ function destinationOf(fields: Record<string, string>): unknown {
   }
 }
 
+/** The settings as the form's fields would send them: the form's values when nothing was typed. */
+function settingsFormText(settings: Settings): Record<string, string> {
+  const destination = settings.payoutDestination
+  const bank = destination?.type === 'bank_account' ? destination : undefined
+  const wallet = destination?.type === 'wallet' ? destination : undefined
+  return {
+    displayName: settings.displayName,
+    vatNumber: settings.vatNumber ?? '',
+    invoicePrefix: settings.invoicePrefix,
+    invoiceNextNumber: String(settings.invoiceNextNumber),
+    receiptsEnabled: String(settings.receiptsEnabled),
+    payoutSchedule: settings.payoutSchedule,
+    destinationType: destination?.type ?? 'none',
+    bankName: bank?.bankName ?? '',
+    accountName: bank?.accountName ?? '',
+    accountNumber: bank?.accountNumber ?? '',
+    walletProvider: wallet?.provider ?? 'mpaisa',
+    walletPhone: wallet?.phone ?? '',
+    liveProviders: String(settings.liveProviders),
+  }
+}
+
 /** What the settings form sent, as the PATCH /_sim/settings body: only the fields the form had. */
 function settingsPatch(fields: Record<string, string>): Record<string, unknown> {
   const patch: Record<string, unknown> = {}
   for (const name of ['displayName', 'invoicePrefix', 'payoutSchedule'] as const) {
     if (fields[name] !== undefined) patch[name] = fields[name]
   }
+  // An emptied field removes the number.
+  if (fields.vatNumber !== undefined) patch.vatNumber = fields.vatNumber.trim() === '' ? null : fields.vatNumber
   if (fields.invoiceNextNumber !== undefined) patch.invoiceNextNumber = formInteger(fields.invoiceNextNumber)
   const shown = (fields.checkboxes ?? '').split(' ')
   for (const name of CHECKBOXES) if (shown.includes(name)) patch[name] = fields[name] === 'true'
@@ -91,32 +116,33 @@ export function registerSettingsPages(kit: DashboardKit, router: Router): void {
 
   const settingsForm = (dash: Dash, settings: Settings): SafeHtml => {
     const { liveUnlocked } = dash.caller.merchant
-    const destination = settings.payoutDestination
-    const bank = destination?.type === 'bank_account' ? destination : undefined
-    const wallet = destination?.type === 'wallet' ? destination : undefined
+    // What was typed when the last save was refused, else the settings as they are.
+    const text = kit.typed(dash, '/settings') ?? settingsFormText(settings)
+    const value = (name: string): string => text[name] ?? ''
     return kit.form(dash, {
       action: '/settings',
       submit: 'Save settings',
       className: 'stack-form',
       fields: kit.render('settings-fields', {
         mode: settings.mode,
-        displayName: settings.displayName,
-        invoicePrefix: settings.invoicePrefix,
-        invoiceNextNumber: settings.invoiceNextNumber,
+        displayName: value('displayName'),
+        vatNumber: value('vatNumber'),
+        invoicePrefix: value('invoicePrefix'),
+        invoiceNextNumber: value('invoiceNextNumber'),
         checkboxes: liveUnlocked ? CHECKBOXES.join(' ') : 'receiptsEnabled',
-        receiptsChecked: checked(settings.receiptsEnabled),
+        receiptsChecked: checked(value('receiptsEnabled') === 'true'),
         scheduleOptions: kit.options(
-          payoutScheduleSchema.options.map((value) => ({ value, label: SCHEDULE_LABELS[value] })),
-          settings.payoutSchedule,
+          payoutScheduleSchema.options.map((option) => ({ value: option, label: SCHEDULE_LABELS[option] })),
+          value('payoutSchedule'),
         ),
-        destinationOptions: kit.options(DESTINATION_TYPES, destination?.type ?? 'none'),
-        bankName: bank?.bankName ?? '',
-        accountName: bank?.accountName ?? '',
-        accountNumber: bank?.accountNumber ?? '',
-        walletOptions: kit.options(WALLET_PROVIDERS, wallet?.provider ?? 'mpaisa'),
-        walletPhone: wallet?.phone ?? '',
+        destinationOptions: kit.options(DESTINATION_TYPES, value('destinationType')),
+        bankName: value('bankName'),
+        accountName: value('accountName'),
+        accountNumber: value('accountNumber'),
+        walletOptions: kit.options(WALLET_PROVIDERS, value('walletProvider')),
+        walletPhone: value('walletPhone'),
         liveProviders: liveUnlocked
-          ? kit.render('settings-live-providers', { checked: checked(settings.liveProviders) })
+          ? kit.render('settings-live-providers', { checked: checked(value('liveProviders') === 'true') })
           : kit.render('settings-live-providers-locked', {}),
       }),
     })
@@ -136,7 +162,7 @@ export function registerSettingsPages(kit: DashboardKit, router: Router): void {
             submit: 'Reject',
             style: 'danger',
             className: 'stack-form',
-            fields: kit.render('verification-reason-field', {}),
+            fields: kit.render('verification-reason-field', { reason: kit.typed(dash, '/settings/verification/reject')?.reason ?? '' }),
           }),
         })
       case 'approved':
@@ -150,6 +176,8 @@ export function registerSettingsPages(kit: DashboardKit, router: Router): void {
             multipart: true,
             className: 'stack-form',
             fields: kit.render('verification-submit-fields', {
+              // The photos must be chosen again: a browser never lets a page fill in a file.
+              tin: kit.typed(dash, '/settings/verification')?.tin ?? '',
               imageTypes: IMAGE_TYPES,
               documentField: business ? 'businessRegistration' : 'personalId',
               documentLabel: business ? 'Business registration certificate' : 'Personal ID',

@@ -15,7 +15,8 @@ import { getEvent, listEvents, resendEvent } from '../../../events/event-log.js'
 import { deleteEndpoint, listEndpoints, registerEndpoint, rotateEndpointSecret } from '../../../services/webhook-endpoints.js'
 import type { SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, formatTime, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, type Dash, type DashboardKit } from '../kit.js'
+import { formatTime } from '../../../../src/time.js'
 
 const OVERLAP_HOURS = SECRET_OVERLAP_MS / 3_600_000
 const EVENTS_PAGE_SIZE = 25
@@ -115,8 +116,9 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
         addForm: kit.form(dash, {
           action: '/webhooks',
           submit: 'Add endpoint',
-          className: 'stack-form compact',
+          className: 'stack-form compact wide',
           fields: kit.render('webhook-url-field', {
+            url: kit.typed(dash, '/webhooks')?.url ?? '',
             hint: mode === 'test' ? 'HTTPS, or http on localhost, 127.0.0.1 or [::1] in test mode.' : 'HTTPS only in live mode.',
           }),
         }),
@@ -251,13 +253,18 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
           ['Endpoint', 'Time', 'Result', 'Latency', 'Response'],
           attempts.map(({ delivery, attempt }) => [
             kit.render('webhook-url', { url: delivery.url }),
-            formatTime(attempt.at),
+            formatTime(attempt.at, { seconds: true }),
             attemptResult(attempt),
             `${attempt.latencyMs} ms`,
             attempt.response.length > RESPONSE_PREVIEW ? `${attempt.response.slice(0, RESPONSE_PREVIEW)}…` : attempt.response,
           ]),
           'No attempts yet.',
         ),
+        resendAll: kit.form(dash, {
+          action: `${eventPath(event.event_id)}/resend`,
+          submit: 'Resend to every endpoint',
+          confirm: `Send ${event.event_id} again to every active ${dash.caller.mode} endpoint?`,
+        }),
         resend: kit.table(
           ['Endpoint', 'Status', 'Resend'],
           endpoints.map((endpoint) => [
