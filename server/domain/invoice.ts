@@ -112,7 +112,7 @@ export function cannotPayMessage(invoice: Pick<InvoiceRecord, 'invoiceId' | 'num
 /** Paid in full through its Checkout Session (spec: sent → paid). */
 export const markPaid = (invoice: InvoiceRecord, now: number): InvoiceRecord => transitionInvoice(invoice, 'paid', now)
 
-export function presentInvoice(invoice: InvoiceRecord, settings: Pick<MerchantSettingsRecord, 'vatNumber'>, baseUrl: string, now: number): Invoice {
+export function presentInvoice(invoice: InvoiceRecord, baseUrl: string, now: number): Invoice {
   return {
     id: invoice.invoiceId,
     number: invoice.number,
@@ -133,6 +133,5 @@ export function presentInvoice(invoice: InvoiceRecord, settings: Pick<MerchantSe
     sentAt: invoice.sentAt,
     paidAt: invoice.paidAt,
     voidedAt: invoice.voidedAt,
-    sellerVatNumber: sellerVatNumber(invoice, settings),
   }
 }

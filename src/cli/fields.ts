@@ -71,8 +71,8 @@ const invoiceFields = (invoice: Invoice): Fields => [
   ['mode', invoice.mode],
   ['customer', invoice.customerName],
   ['email', invoice.customerEmail ?? '-'],
-  // The API's vatNumber is the invoice's own; sellerVatNumber is what the document shows.
-  ['vat number', invoice.vatNumber ?? (invoice.sellerVatNumber === null ? '-' : `${invoice.sellerVatNumber} (from settings)`)],
+  // The API's vatNumber is the invoice's own; without one, the documents show the number in Settings.
+  ['vat number', invoice.vatNumber ?? 'from settings, if set'],
   ['due date', formatDay(invoice.dueDate)],
   ['url', invoice.url],
   ['created', formatTime(invoice.createdAt)],

@@ -155,7 +155,6 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
     sentAt: 1795565451077,
     paidAt: null,
     voidedAt: null,
-    sellerVatNumber: '50-12345-0-1',
   },
   emailResponseSchema: {
     email: {
@@ -617,7 +616,6 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
         sentAt: 1795565451247,
         paidAt: null,
         voidedAt: 1795565451249,
-        sellerVatNumber: null,
       },
     ],
     hasMore: true,

@@ -99,8 +99,6 @@ export const invoiceSchema = z.object({
   paidAt: timestampSchema.nullable(),
   // Additive:
   voidedAt: timestampSchema.nullable(),
-  /** The seller's VAT number the invoice shows: its own `vatNumber`, else the one in Settings; null when neither is set. */
-  sellerVatNumber: z.string().nullable(),
 })
 export type Invoice = z.infer<typeof invoiceSchema>
 

@@ -71,7 +71,6 @@ const INVOICE: Invoice = {
   sentAt: 0,
   paidAt: 0,
   voidedAt: null,
-  sellerVatNumber: null,
 }
 
 /** Sessions and Invoices the lookup knows, as the API would answer them. */

@@ -11,6 +11,7 @@ import {
   type InvoiceItem,
 } from '../../../../src/schemas/index.js'
 
+import { sellerVatNumber } from '../../../domain/invoice.js'
 import { randomBase62 } from '../../../ids.js'
 import { emailInvoice } from '../../../services/invoice-email.js'
 import { presentSettings } from '../../../services/settings.js'
@@ -336,6 +337,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
     const label = invoiceLabel(invoice)
     const sessions = record.checkoutSessionIds.map((sessionId) => kit.link(`/sessions/${encodeURIComponent(sessionId)}`, sessionId))
     const draft = invoice.status === 'draft'
+    const shownVatNumber = sellerVatNumber(record, dash.caller.merchant.settings)
     return {
       title: `Invoice ${label}`,
       section: 'invoices',
@@ -354,7 +356,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
         // The seller's number the document shows, and where it comes from.
         vatNumber:
           invoice.vatNumber ??
-          (invoice.sellerVatNumber === null ? 'None (set yours in Settings)' : `${invoice.sellerVatNumber} (from Settings)`),
+          (shownVatNumber === null ? 'None (set yours in Settings)' : `${shownVatNumber} (from Settings)`),
         dueDate: formatDay(invoice.dueDate),
         overdueText: invoice.overdue ? 'Yes: past its due date in Fiji' : 'No',
         hostedPage: draft ? safe('Once sent') : kit.render('invoice-hosted-link', { url: invoice.url }),
