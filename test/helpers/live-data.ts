@@ -16,11 +16,12 @@ export async function sentInvoice(api: ReturnType<typeof client>) {
 /**
  * A business merchant with data in both modes, for the trust tests
  * (docs/security.md): in live mode a paid session with a customer e-mail, a
- * pending one, an endpoint, a sent Invoice, an e-mail and a pending Payout;
+ * pending one, an endpoint, a sent Invoice, an e-mail and a pending Payout
+ * (with `requestPayout: false`, the live balance stays unswept instead);
  * in test mode three pending sessions. `liveMarkers` are strings that no
  * answer to the test key may contain: every live id, secret and e-mail.
  */
-export async function merchantWithLiveData(baseUrl: string) {
+export async function merchantWithLiveData(baseUrl: string, { requestPayout = true }: { requestPayout?: boolean } = {}) {
   const { merchant, keys } = await signupMerchant(baseUrl)
   const test = client(baseUrl, keys.secret)
   const liveKeys = await unlockLive(baseUrl, keys.secret)
@@ -39,7 +40,7 @@ export async function merchantWithLiveData(baseUrl: string) {
   await live.patch('/_sim/settings', { payoutSchedule: 'manual' })
   const livePending = (await live.post('/v1/checkout-sessions', { amount: 700, currency: 'FJD' }, idempotencyKey())).body
   for (let i = 0; i < 3; i++) await test.post('/v1/checkout-sessions', { amount: 100 + i, currency: 'FJD' }, idempotencyKey())
-  const livePayout = (await live.post('/_sim/payouts/request')).body.payout
+  const livePayout = requestPayout ? (await live.post('/_sim/payouts/request')).body.payout : undefined
   const liveEvents = (await live.get('/_sim/events?limit=100')).body.data as { event_id: string }[]
   const liveEmails = (await live.get('/_sim/emails')).body.data as { id: string }[]
   const liveKeyList = (await live.get('/v1/api-keys')).body.data as { id: string }[]
@@ -49,7 +50,7 @@ export async function merchantWithLiveData(baseUrl: string) {
     livePending.id,
     livePay.paymentIntent.id,
     liveEndpoint.id,
-    livePayout.id,
+    ...(livePayout ? [livePayout.id] : []),
     ...liveEvents.map((event) => event.event_id),
     ...liveEmails.map((email) => email.id),
     ...liveKeyList.map((apiKey) => apiKey.id),

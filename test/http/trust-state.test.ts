@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DAY, call, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
+import { DAY, call, client, signupMerchant, useTestServer, withTestServer } from '../helpers/http.js'
+import { merchantWithLiveData, sentInvoice } from '../helpers/live-data.js'
 
 // Issue 12, items 1 to 6: each test is the attack, made with a test secret key (docs/security.md).
 
@@ -11,41 +12,10 @@ const server = useTestServer()
 
 let counter = 0
 const key = () => ({ headers: { 'idempotency-key': `trust-state-${++counter}` } })
-type Api = ReturnType<typeof client>
-
-const invoiceBody = { customerName: 'Nadi Hotel', dueDate: '2026-12-31', items: [{ description: 'Mats', quantity: 2, unitPrice: 2500 }] }
-
-async function sentInvoice(api: Api) {
-  const draft = (await api.post('/v1/invoices', invoiceBody, key())).body
-  return (await api.post(`/v1/invoices/${draft.id}/send`, undefined, key())).body as { id: number; url: string; number: string }
-}
-
-/** A business merchant with test data and live data: a paid live session with a customer e-mail, a live endpoint, a live Payout. */
-async function merchantWithLiveData() {
-  const { merchant, keys } = await signupMerchant(server().baseUrl)
-  const test = client(server().baseUrl, keys.secret)
-  const liveKeys = await unlockLive(server().baseUrl, keys.secret)
-  const live = client(server().baseUrl, liveKeys.secret)
-  const liveEndpoint = (await live.post('/v1/webhook-endpoints', { url: 'https://127.0.0.1:9/live-hooks' })).body.endpoint
-  const liveSession = (
-    await live.post(
-      '/v1/checkout-sessions',
-      { amount: 5000, currency: 'FJD', customerEmail: 'live.customer@example.test', successUrl: 'https://shop.example/ok' },
-      key(),
-    )
-  ).body
-  const livePay = (await live.post(`/_sim/checkout-sessions/${liveSession.id}/pay`, { outcome: 'succeeded' })).body
-  expect(livePay.checkoutSession.status).toBe('succeeded')
-  const liveInvoice = await sentInvoice(live)
-  await live.patch('/_sim/settings', { payoutSchedule: 'manual' })
-  await live.post('/v1/checkout-sessions', { amount: 700, currency: 'FJD' }, key())
-  for (let i = 0; i < 3; i++) await test.post('/v1/checkout-sessions', { amount: 100 + i, currency: 'FJD' }, key())
-  return { merchant, keys, liveKeys, test, live, liveEndpoint, liveSession, liveIntentId: livePay.paymentIntent.id as string, liveInvoice }
-}
 
 describe('the state routes act within the key\'s mode (item 4)', () => {
   it('a test key exports test objects only: no live object, live secret, live key hash or live customer e-mail', async () => {
-    const m = await merchantWithLiveData()
+    const m = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
     const exported = await m.test.get('/_sim/state')
     expect(exported.status).toBe(200)
     expect(exported.body).toMatchObject({ mode: 'test', merchantId: m.merchant.id })
@@ -59,7 +29,7 @@ describe('the state routes act within the key\'s mode (item 4)', () => {
   })
 
   it('a test key resets test objects only: the live balance, sessions and endpoint stay', async () => {
-    const m = await merchantWithLiveData()
+    const m = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
     const liveBefore = (await m.live.get('/v1/merchants/me')).body
     expect(liveBefore.balance).toBe(5000)
     const reset = await m.test.post('/_sim/state/reset')
@@ -72,7 +42,7 @@ describe('the state routes act within the key\'s mode (item 4)', () => {
   })
 
   it('a test key cannot import live objects, identity, verification, balances or keys', async () => {
-    const m = await merchantWithLiveData()
+    const m = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
     const testFile = (await m.test.get('/_sim/state')).body
     const liveFile = (await m.live.get('/_sim/state')).body
     const liveSession = liveFile.collections.checkoutSessions[0]
@@ -108,7 +78,7 @@ describe('the state routes act within the key\'s mode (item 4)', () => {
   })
 
   it('a live key round-trips live data without touching test data', async () => {
-    const m = await merchantWithLiveData()
+    const m = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
     const liveFile = (await m.live.get('/_sim/state')).body
     expect(JSON.stringify(liveFile)).toContain('live.customer@example.test')
     expect((await m.live.post('/_sim/state/reset')).status).toBe(200)
@@ -252,7 +222,7 @@ describe('a refused import changes nothing (item 6)', () => {
 
 describe('live money needs a live key once there is one (item 5)', () => {
   it('refuses a test key the payout destination, schedule, live providers, live payout faults and verification', async () => {
-    const m = await merchantWithLiveData()
+    const m = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
     const destination = { type: 'wallet', provider: 'mpaisa', phone: '+6797000000' }
     for (const [patch, param] of [
       [{ payoutDestination: destination }, 'payoutDestination'],
@@ -272,7 +242,7 @@ describe('live money needs a live key once there is one (item 5)', () => {
   })
 
   it('approving an approved verification is 409 invalid_state with either key, and mints no key', async () => {
-    const m = await merchantWithLiveData()
+    const m = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
     const keysBefore = (await m.live.get('/v1/api-keys')).body
     for (const api of [m.test, m.live]) {
       const again = await api.post('/_sim/verification/approve')
