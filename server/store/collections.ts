@@ -55,6 +55,13 @@ export const COLLECTION_NAMES = [
 export const merchantModeGroup = (merchantId: string, mode: string): string => `${merchantId}:${mode}`
 const byMerchantMode = (doc: { merchantId: string; mode: string }): string => merchantModeGroup(doc.merchantId, doc.mode)
 
+/**
+ * Collections start-up may leave unparsed in the data file until a document
+ * is read (docs/storage.md, "Lazy collections"): idempotency records are
+ * read only when a request is retried, and are a third of the file.
+ */
+export const LAZY_COLLECTIONS = ['idempotency'] as const satisfies readonly (keyof Collections)[]
+
 export const INDEXES: IndexSpec<Collections> = {
   unique: {
     apiKeys: { byHash: (key) => key.hash },
@@ -62,6 +69,8 @@ export const INDEXES: IndexSpec<Collections> = {
   },
   groups: {
     apiKeys: { byMerchant: (key) => key.merchantId },
+    // In creation order, so the purge of records past their replay window reads each group from the front.
+    idempotency: { byMerchantMode },
     checkoutSessions: { byMerchantMode },
     events: { byMerchantMode },
     emails: { byMerchantMode },

@@ -1,4 +1,9 @@
+import type { RawDocs } from './raw-docs.js'
+import { sectionLine, type DeferredSection } from './snapshot-file.js'
+import { SnapshotRenderer, type FrozenCollection, type JournalCoverage } from './snapshot-render.js'
 import type { Doc, IndexSpec, KeyFn, Schema } from './types.js'
+
+export { DOCUMENT_INDENT, SNAPSHOT_HEAD, type JournalCoverage } from './snapshot-render.js'
 
 /** What the snapshot file holds (docs/storage.md describes the format). */
 export interface SnapshotData {
@@ -16,67 +21,34 @@ export interface SnapshotData {
 }
 
 /**
- * A rendered snapshot: its UTF-8 bytes in chunks of about 1 MiB. Not one
- * string: at 100,000 sessions that was a 130 MB string plus an array of
- * 300,000 line strings, which grew the JS heap by several hundred MB at
- * every compaction, and V8 keeps a heap it has grown.
+ * A document as the state holds it: parsed, or (in a lazy collection, until
+ * first read) the index of its unparsed text in RawDocs.
  */
-export interface SnapshotText {
-  chunks: Buffer[]
-  bytes: number
-}
-
-const CHUNK_CHARS = 1 << 20
-
-/** Collects text and turns it into UTF-8 Buffers (outside the JS heap) about every MiB. */
-class ChunkedText {
-  private parts: string[] = []
-  private chars = 0
-  private readonly chunks: Buffer[] = []
-  private bytes = 0
-
-  add(text: string): void {
-    this.parts.push(text)
-    this.chars += text.length
-    if (this.chars >= CHUNK_CHARS) this.flush()
-  }
-
-  finish(): SnapshotText {
-    this.flush()
-    return { chunks: this.chunks, bytes: this.bytes }
-  }
-
-  private flush(): void {
-    if (this.parts.length === 0) return
-    const chunk = Buffer.from(this.parts.join(''), 'utf8')
-    this.chunks.push(chunk)
-    this.bytes += chunk.length
-    this.parts = []
-    this.chars = 0
-  }
-}
+type Stored = Doc | number
 
 /** A checked snapshot as start-up uses it: the documents already in maps, in file order. */
 export interface LoadedSnapshot {
-  collections: Map<string, Map<string, Doc>>
+  collections: Map<string, Map<string, Stored>>
   groups?: unknown
   journal?: unknown
+  /**
+   * The file is byte for byte as bula wrote it (its `check` matched), so its
+   * group order agrees with its documents and need not be checked against them.
+   */
+  intact?: boolean
+  /** Lazy collections whose lines are still to be split (only in an intact file); their documents go to `raw`. */
+  deferred?: DeferredSection[]
+  /** Where the documents left unparsed are, in the file the snapshot was read from. */
+  raw?: RawDocs
 }
 
-/** The first lines of every snapshot this code writes (docs/storage.md, "Snapshot"); start-up reads such files line by line. */
-export const SNAPSHOT_HEAD = '{\n  "format": "bula-data",\n  "version": 1,\n  "collections": {\n'
-/** How a document line starts: inside its collection, one document per line. */
-export const DOCUMENT_INDENT = '      '
-
-/**
- * The first `bytes` bytes of the journal, when their SHA-256 is `sha256`, are
- * contained in the snapshot that carries this: start-up skips them instead
- * of replaying them over a newer state (a crash between a snapshot and the
- * journal's truncation).
- */
-export interface JournalCoverage {
-  bytes: number
-  sha256: string
+/** A deferred section being read after start-up, a slice at a time. */
+interface Pending {
+  section: DeferredSection
+  /** The next line to read, in the section's bytes. */
+  at: number
+  /** The collection's saved group order, restored once every line is read. */
+  groups: unknown
 }
 
 interface UniqueIndex {
@@ -90,36 +62,68 @@ interface GroupIndex {
   readonly keyOf: KeyFn<Doc>
   readonly idsByKey: Map<string, string[]>
   readonly keyById: Map<string, string>
+  /**
+   * Ids that left a group since it was last read, applied in one pass when it
+   * is read next: removing from the front of a 100,000-id array one id at a
+   * time moved the whole array each time.
+   */
+  readonly left: Map<string, Set<string>>
 }
 
 interface Collection {
   /** Replaced only by load(), which adopts the map parsed from the snapshot instead of copying it. */
-  docs: Map<string, Doc>
+  docs: Map<string, Stored>
+  readonly lazy: boolean
+  /** Lines start-up left for later: read in the background after start-up, or at once when the collection is used. */
+  pending: Pending | null
   readonly unique: Map<string, UniqueIndex>
   readonly groups: Map<string, GroupIndex>
 }
 
 const NO_IDS: readonly string[] = Object.freeze([])
+/** Deferred lines read per turn of the event loop: a few milliseconds' work. */
+const PENDING_LINES_PER_SLICE = 5_000
 
 /** The whole database in memory: documents by id plus the unique and group indexes. */
 export class DocumentState {
   private readonly collections = new Map<string, Collection>()
+  private raw: RawDocs | null = null
+  private closed = false
 
-  constructor(names: readonly string[], indexes: IndexSpec<Schema> = {}) {
+  constructor(names: readonly string[], indexes: IndexSpec<Schema> = {}, lazy: readonly string[] = []) {
     for (const name of names) {
-      const collection = emptyCollection()
+      const collection = emptyCollection(lazy.includes(name))
       for (const [index, keyOf] of Object.entries(indexes.unique?.[name] ?? {})) {
+        // A unique index needs every key at start-up, which would parse every document of a lazy collection.
+        if (collection.lazy) throw new Error(`Collection "${name}" is lazy and cannot have a unique index ("${index}").`)
         collection.unique.set(index, { keyOf, idByKey: new Map(), keyById: new Map() })
       }
       for (const [index, keyOf] of Object.entries(indexes.groups?.[name] ?? {})) {
-        collection.groups.set(index, { keyOf, idsByKey: new Map(), keyById: new Map() })
+        collection.groups.set(index, { keyOf, idsByKey: new Map(), keyById: new Map(), left: new Map() })
       }
       this.collections.set(name, collection)
     }
   }
 
-  docs(name: string): Map<string, Doc> {
-    return this.declared(name).docs
+  /** Collections whose documents start-up may leave unparsed until first read. */
+  lazyNames(): Set<string> {
+    return new Set([...this.collections].filter(([, collection]) => collection.lazy).map(([name]) => name))
+  }
+
+  get(name: string, id: string): Doc | undefined {
+    const collection = this.declared(name)
+    const value = collection.docs.get(id)
+    return typeof value === 'number' ? this.parseRaw(collection, id, value) : value
+  }
+
+  values(name: string): IterableIterator<Doc> {
+    const collection = this.declared(name)
+    this.parseAllRaw(collection)
+    return collection.docs.values() as IterableIterator<Doc>
+  }
+
+  size(name: string): number {
+    return this.declared(name).docs.size
   }
 
   lookup(name: string, index: string, key: string): Doc | undefined {
@@ -127,13 +131,13 @@ export class DocumentState {
     const unique = collection.unique.get(index)
     if (!unique) throw new Error(`Collection "${name}" has no unique index "${index}".`)
     const id = unique.idByKey.get(key)
-    return id === undefined ? undefined : collection.docs.get(id)
+    return id === undefined ? undefined : this.get(name, id)
   }
 
   group(name: string, index: string, key: string): readonly string[] {
     const groups = this.declared(name).groups.get(index)
     if (!groups) throw new Error(`Collection "${name}" has no group index "${index}".`)
-    return groups.idsByKey.get(key) ?? NO_IDS
+    return settledGroup(groups, key) ?? NO_IDS
   }
 
   put(name: string, doc: Doc): void {
@@ -159,71 +163,129 @@ export class DocumentState {
 
   /** Fills an empty state from a snapshot; groups keep their saved order. */
   load(data: LoadedSnapshot): void {
+    this.raw = data.raw ?? null
+    for (const section of data.deferred ?? []) {
+      const collection = this.anyCollection(section.name)
+      collection.pending = { section, at: 0, groups: data.groups }
+    }
+    if (data.deferred?.length) this.readInBackground()
     for (const [name, docs] of data.collections) {
       const collection = this.anyCollection(name)
       if (collection.docs.size === 0) collection.docs = docs
       else for (const [id, doc] of docs) collection.docs.set(id, doc)
       for (const index of collection.unique.values()) {
-        for (const doc of collection.docs.values()) setUnique(index, doc.id, index.keyOf(doc))
+        for (const doc of collection.docs.values()) setUnique(index, (doc as Doc).id, index.keyOf(doc as Doc))
       }
       for (const [indexName, index] of collection.groups) {
-        restoreGroupOrder(collection, index, savedGroups(data.groups, name, indexName))
+        restoreGroupOrder(collection, index, savedGroups(data.groups, name, indexName), data.intact === true, (id, value) => this.parseRaw(collection, id, value))
       }
     }
   }
 
   /**
-   * The snapshot file's text: indented JSON with one compact line per
-   * document (docs/storage.md, "Snapshot"), so that it stays readable and
-   * editable, and start-up can parse it document by document. It is rendered
-   * synchronously so it is one point in time: no change can slip in between
-   * two collections. `journal` is the part of the journal this state already
-   * contains.
+   * The state as it is now, as a snapshot rendered chunk by chunk
+   * (docs/storage.md, "Snapshot"). Only arrays of the documents are taken
+   * here, synchronously, so it is one point in time: documents are never
+   * changed in place, so later puts and deletes do not reach the rendering.
+   * `journal` is the part of the journal this state already contains.
    */
-  render(journal: JournalCoverage): SnapshotText {
-    const out = new ChunkedText()
-    const groups: string[] = []
-    out.add(SNAPSHOT_HEAD)
-    let remaining = this.collections.size
+  freeze(journal: JournalCoverage): SnapshotRenderer {
+    const frozen: FrozenCollection[] = []
     for (const [name, collection] of this.collections) {
-      const after = --remaining > 0 ? ',' : ''
-      if (collection.docs.size === 0) {
-        out.add(`    ${JSON.stringify(name)}: {}${after}\n`)
-      } else {
-        out.add(`    ${JSON.stringify(name)}: {\n`)
-        let left = collection.docs.size
-        for (const [id, doc] of collection.docs) out.add(`${DOCUMENT_INDENT}${JSON.stringify(id)}: ${JSON.stringify(doc)}${--left > 0 ? ',' : ''}\n`)
-        out.add(`    }${after}\n`)
-      }
-      if (collection.groups.size > 0) {
-        const indexes = Object.fromEntries([...collection.groups].map(([index, group]) => [index, Object.fromEntries(group.idsByKey)]))
-        groups.push(`    ${JSON.stringify(name)}: ${JSON.stringify(indexes)}`)
-      }
+      if (collection.pending) this.readPending(collection, Infinity)
+      frozen.push({
+        name,
+        ids: collection.lazy ? Array.from(collection.docs.keys()) : null,
+        values: Array.from(collection.docs.values()),
+        groups: [...collection.groups].map(([index, group]) => [index, settledGroups(group)]),
+      })
     }
-    out.add('  },\n')
-    out.add(groups.length > 0 ? `  "groups": {\n${groups.join(',\n')}\n  },\n` : '  "groups": {},\n')
-    out.add(`  "journal": ${JSON.stringify(journal)}\n}\n`)
-    return out.finish()
+    return new SnapshotRenderer(frozen, journal, this.raw)
   }
 
+  /** After `renderer`'s snapshot replaced the file: unparsed documents are read from it from now on. */
+  adopt(file: string, renderer: SnapshotRenderer): void {
+    if (this.raw && renderer.rawOffsets) this.raw.moveTo(file, renderer.rawOffsets)
+  }
+
+  close(): void {
+    this.closed = true
+    this.raw?.close()
+  }
+
+  /** Deferred lines are read a slice per turn of the event loop, so requests are served meanwhile. */
+  private readInBackground(): void {
+    setImmediate(() => {
+      if (!this.closed && this.readSomePending()) this.readInBackground()
+    })
+  }
+
+  private parseRaw(collection: Collection, id: string, index: number): Doc {
+    const doc = this.raw!.read(index, id)
+    collection.docs.set(id, doc)
+    return doc
+  }
+
+  private parseAllRaw(collection: Collection): void {
+    if (!collection.lazy || this.raw === null) return
+    const raw = this.raw
+    const read = raw.reader()
+    for (const [id, value] of collection.docs) {
+      if (typeof value === 'number') collection.docs.set(id, raw.parse(read(value), id))
+    }
+  }
+
+  /** The collection, with any lines start-up deferred read first: every access sees all of it. */
   private declared(name: string): Collection {
     const collection = this.collections.get(name)
     if (!collection) throw new Error(`Unknown collection "${name}".`)
+    if (collection.pending) this.readPending(collection, Infinity)
     return collection
   }
 
   private anyCollection(name: string): Collection {
     let collection = this.collections.get(name)
     if (!collection) {
-      collection = emptyCollection()
+      collection = emptyCollection(false)
       this.collections.set(name, collection)
     }
+    if (collection.pending) this.readPending(collection, Infinity)
     return collection
+  }
+
+  /** Reads the background's next slice of deferred lines; true while some are left. */
+  private readSomePending(): boolean {
+    for (const collection of this.collections.values()) {
+      if (collection.pending) {
+        this.readPending(collection, PENDING_LINES_PER_SLICE)
+        return true
+      }
+    }
+    return false
+  }
+
+  /** Reads up to `lines` lines of the collection's deferred section; the last one also restores its groups. */
+  private readPending(collection: Collection, lines: number): void {
+    const pending = collection.pending!
+    const { bytes, offset } = pending.section
+    const raw = this.raw!
+    let at = pending.at
+    for (let n = 0; n < lines && at < bytes.length; n++) {
+      const line = sectionLine(bytes, at)
+      collection.docs.set(line.id, raw.add(offset + line.start, line.end - line.start))
+      at = line.next
+    }
+    pending.at = at
+    if (at < bytes.length) return
+    collection.pending = null
+    for (const [indexName, index] of collection.groups) {
+      restoreGroupOrder(collection, index, savedGroups(pending.groups, pending.section.name, indexName), true, (id, value) => this.parseRaw(collection, id, value))
+    }
   }
 }
 
-function emptyCollection(): Collection {
-  return { docs: new Map(), unique: new Map(), groups: new Map() }
+function emptyCollection(lazy: boolean): Collection {
+  return { docs: new Map(), lazy, pending: null, unique: new Map(), groups: new Map() }
 }
 
 function putInto(collection: Collection, doc: Doc): void {
@@ -261,7 +323,8 @@ function setUnique(index: UniqueIndex, id: string, key: string): void {
 }
 
 function joinGroup(index: GroupIndex, key: string, id: string): void {
-  const ids = index.idsByKey.get(key)
+  // An id that left this group and comes back goes to the end: its old place must be gone first.
+  const ids = index.left.get(key)?.has(id) ? settledGroup(index, key) : index.idsByKey.get(key)
   if (ids) ids.push(id)
   else index.idsByKey.set(key, [id])
   index.keyById.set(id, key)
@@ -269,35 +332,77 @@ function joinGroup(index: GroupIndex, key: string, id: string): void {
 
 function leaveGroup(index: GroupIndex, key: string, id: string): void {
   index.keyById.delete(id)
+  let left = index.left.get(key)
+  if (!left) index.left.set(key, (left = new Set()))
+  left.add(id)
+}
+
+/** The group's ids with those that left it removed (in one pass), or undefined for an empty group. */
+function settledGroup(index: GroupIndex, key: string): string[] | undefined {
   const ids = index.idsByKey.get(key)
-  if (!ids) return
-  const position = ids.indexOf(id)
-  if (position >= 0) ids.splice(position, 1)
-  if (ids.length === 0) index.idsByKey.delete(key)
+  const left = index.left.get(key)
+  if (!left) return ids
+  index.left.delete(key)
+  if (!ids) return undefined
+  const kept = ids.filter((id) => !left.has(id))
+  if (kept.length === 0) {
+    index.idsByKey.delete(key)
+    return undefined
+  }
+  index.idsByKey.set(key, kept)
+  return kept
+}
+
+/** Every group of the index with its ids, copied: what a snapshot writes while the live arrays go on changing. */
+function settledGroups(index: GroupIndex): [string, string[]][] {
+  for (const key of [...index.left.keys()]) settledGroup(index, key)
+  return [...index.idsByKey].map(([key, ids]) => [key, ids.slice()])
 }
 
 /**
  * Rebuilds one group index: first the saved order, keeping only ids whose
  * document still exists under that key (the file may have been edited by
- * hand), then every document not placed yet, in document order.
+ * hand), then every document not placed yet, in document order. An intact
+ * file (its check matched) was written from this very index, so its order
+ * is taken as it is, without looking at the documents (which may still be
+ * unparsed); only documents missing from it (an index this version added)
+ * are read.
  */
-function restoreGroupOrder(collection: Collection, index: GroupIndex, saved: Record<string, unknown>): void {
-  for (const [key, ids] of Object.entries(saved)) {
+function restoreGroupOrder(
+  collection: Collection,
+  index: GroupIndex,
+  saved: Record<string, unknown>,
+  intact: boolean,
+  parse: (id: string, index: number) => Doc,
+): void {
+  const docOf = (id: string): Doc | undefined => {
+    const value = collection.docs.get(id)
+    return typeof value === 'number' ? parse(id, value) : value
+  }
+  if (intact && index.keyById.size === 0) {
+    // Written from this very index: each id once, each document in its group. The parsed arrays are taken as they are.
+    for (const [key, ids] of Object.entries(saved)) {
+      if (!Array.isArray(ids) || ids.length === 0) continue
+      index.idsByKey.set(key, ids as string[])
+      for (const id of ids as string[]) index.keyById.set(id, key)
+    }
+  }
+  for (const [key, ids] of Object.entries(intact ? {} : saved)) {
     if (!Array.isArray(ids)) continue
     // The group's array is looked up once, not once per id: a group can hold every document of the collection.
     let group = index.idsByKey.get(key)
     for (const id of ids) {
-      const doc = typeof id === 'string' ? collection.docs.get(id) : undefined
-      if (doc && !index.keyById.has(id) && index.keyOf(doc) === key) {
-        if (group) group.push(id)
-        else index.idsByKey.set(key, (group = [id]))
-        index.keyById.set(id, key)
-      }
+      if (typeof id !== 'string' || index.keyById.has(id)) continue
+      const doc = docOf(id)
+      if (!doc || index.keyOf(doc) !== key) continue
+      if (group) group.push(id)
+      else index.idsByKey.set(key, (group = [id]))
+      index.keyById.set(id, key)
     }
   }
   if (index.keyById.size === collection.docs.size) return
-  for (const doc of collection.docs.values()) {
-    if (!index.keyById.has(doc.id)) joinGroup(index, index.keyOf(doc), doc.id)
+  for (const id of collection.docs.keys()) {
+    if (!index.keyById.has(id)) joinGroup(index, index.keyOf(docOf(id)!), id)
   }
 }
 

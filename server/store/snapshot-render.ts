@@ -1,0 +1,171 @@
+import { crc32 } from 'node:zlib'
+import type { RawDocs } from './raw-docs.js'
+import type { Doc } from './types.js'
+
+/** The first lines of every snapshot this code writes (docs/storage.md, "Snapshot"); start-up reads such files line by line. */
+export const SNAPSHOT_HEAD = '{\n  "format": "bula-data",\n  "version": 1,\n  "collections": {\n'
+/** How a document line starts: inside its collection, one document per line. */
+export const DOCUMENT_INDENT = '      '
+/** How the last member of a snapshot starts: `check`, the length and CRC-32 of every byte before this line. */
+export const CHECK_LINE_START = '  "check": '
+
+/**
+ * The first `bytes` bytes of the journal, when their SHA-256 is `sha256`, are
+ * contained in the snapshot that carries this: start-up skips them instead
+ * of replaying them over a newer state (a crash between a snapshot and the
+ * journal's truncation).
+ */
+export interface JournalCoverage {
+  bytes: number
+  sha256: string
+}
+
+/** One collection at the moment of a snapshot: its documents (or, in a lazy collection, the raw ones' indexes) and its group order. */
+export interface FrozenCollection {
+  name: string
+  /** Document ids, in map order; only lazy collections need them (a parsed document carries its own). */
+  ids: string[] | null
+  values: (Doc | number)[]
+  groups: [index: string, keys: [key: string, ids: string[]][]][]
+}
+
+/** Bytes per chunk handed to the file: a chunk takes a few milliseconds to render, so requests are served between chunks. */
+const CHUNK_BYTES = 512 * 1024
+/** Group ids per piece of text, so a group of 300,000 ids is not one long JSON.stringify. */
+const IDS_PER_PIECE = 10_000
+
+/**
+ * The snapshot text of a frozen state, rendered a chunk at a time as UTF-8
+ * (docs/storage.md, "Snapshot"). Documents are immutable by the store's
+ * contract, so arrays of the documents taken at one instant are that
+ * instant's state however long the rendering takes. The CRC-32 of the text
+ * is kept as it goes and written last, in `check`.
+ */
+export class SnapshotRenderer {
+  private readonly pieces: Generator<string | { raw: number }, void>
+  private crc = 0
+  private emitted = 0
+  private done = false
+  private aborted: string | null = null
+  private readonly readRaw: ((index: number) => Buffer) | undefined
+  /** Where each raw document starts in this text, for RawDocs.moveTo once the file is in place. */
+  readonly rawOffsets: Float64Array | null
+
+  constructor(
+    collections: FrozenCollection[],
+    journal: JournalCoverage,
+    raw: RawDocs | null,
+  ) {
+    this.pieces = renderPieces(collections, journal)
+    this.rawOffsets = raw ? new Float64Array(raw.count) : null
+    this.readRaw = raw?.reader()
+  }
+
+  /** Total bytes handed out so far; the whole length once next() answered null. */
+  get bytes(): number {
+    return this.emitted
+  }
+
+  /** Stops the rendering: the next call to next() throws with `reason` (a compaction cut short by close). */
+  abort(reason: string): void {
+    this.aborted = reason
+  }
+
+  /** The next chunk of the text, or null when all of it was handed out. */
+  next(): Buffer | null {
+    if (this.aborted !== null) throw new Error(this.aborted)
+    if (this.done) return null
+    let chunk = Buffer.allocUnsafe(CHUNK_BYTES)
+    let used = 0
+    const room = (bytes: number): void => {
+      if (used + bytes <= chunk.length) return
+      const bigger = Buffer.allocUnsafe(Math.max(chunk.length * 2, used + bytes))
+      chunk.copy(bigger, 0, 0, used)
+      chunk = bigger
+    }
+    while (used < CHUNK_BYTES) {
+      const step = this.pieces.next()
+      if (step.done) {
+        this.done = true
+        break
+      }
+      const piece = step.value
+      if (typeof piece === 'string') {
+        room(piece.length * 3)
+        used += chunk.write(piece, used)
+      } else {
+        const bytes = this.readRaw!(piece.raw)
+        room(bytes.length)
+        this.rawOffsets![piece.raw] = this.emitted + used
+        used += bytes.copy(chunk, used)
+      }
+    }
+    if (!this.done) return this.emit(chunk.subarray(0, used))
+    // Everything before the check line is in this chunk now: close it with the check over all of it.
+    this.crc = crc32(chunk.subarray(0, used), this.crc)
+    const before = this.emitted + used
+    const check = `${CHECK_LINE_START}${JSON.stringify({ bytes: before, crc32: this.crc })}\n}\n`
+    room(check.length)
+    used += chunk.write(check, used)
+    this.emitted += used
+    return chunk.subarray(0, used)
+  }
+
+  private emit(chunk: Buffer): Buffer {
+    this.crc = crc32(chunk, this.crc)
+    this.emitted += chunk.length
+    return chunk
+  }
+}
+
+function* renderPieces(collections: FrozenCollection[], journal: JournalCoverage): Generator<string | { raw: number }, void> {
+  yield SNAPSHOT_HEAD
+  for (let c = 0; c < collections.length; c++) {
+    const { name, ids, values } = collections[c]!
+    const after = c < collections.length - 1 ? ',' : ''
+    if (values.length === 0) {
+      yield `    ${JSON.stringify(name)}: {}${after}\n`
+      continue
+    }
+    yield `    ${JSON.stringify(name)}: {\n`
+    for (let n = 0; n < values.length; n++) {
+      const value = values[n]!
+      const comma = n < values.length - 1 ? ',' : ''
+      if (typeof value === 'number') {
+        yield `${DOCUMENT_INDENT}${JSON.stringify(ids![n])}: `
+        yield { raw: value }
+        yield `${comma}\n`
+      } else {
+        yield `${DOCUMENT_INDENT}${JSON.stringify(value.id)}: ${JSON.stringify(value)}${comma}\n`
+      }
+    }
+    yield `    }${after}\n`
+  }
+  yield '  },\n'
+  const grouped = collections.filter((collection) => collection.groups.length > 0)
+  if (grouped.length === 0) yield '  "groups": {},\n'
+  else {
+    yield '  "groups": {\n'
+    for (let c = 0; c < grouped.length; c++) {
+      const { name, groups } = grouped[c]!
+      yield `    ${JSON.stringify(name)}: {`
+      for (let g = 0; g < groups.length; g++) {
+        const [index, keys] = groups[g]!
+        yield `${g > 0 ? ',' : ''}${JSON.stringify(index)}:{`
+        for (let k = 0; k < keys.length; k++) {
+          const [key, ids] = keys[k]!
+          yield `${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`
+          for (let from = 0; from < ids.length; from += IDS_PER_PIECE) {
+            const piece = JSON.stringify(ids.slice(from, from + IDS_PER_PIECE))
+            yield `${from > 0 ? ',' : ''}${piece.slice(1, -1)}`
+          }
+          yield ']'
+        }
+        yield '}'
+      }
+      yield `}${c < grouped.length - 1 ? ',' : ''}\n`
+    }
+    yield '  },\n'
+  }
+  yield `  "journal": ${JSON.stringify(journal)},\n`
+}
