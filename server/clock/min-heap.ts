@@ -2,7 +2,10 @@
 export interface HeapEntry {
   dueAt: number
   seq: number
+  /** A job document's id, or for a derived job (`kind` set) the id of the document it follows from. */
   id: string
+  /** Set for a derived job: its kind (ClockService.derive). */
+  kind?: string
 }
 
 const before = (a: HeapEntry, b: HeapEntry): boolean => a.dueAt < b.dueAt || (a.dueAt === b.dueAt && a.seq < b.seq)

@@ -1,6 +1,7 @@
 import { apiError } from '../domain/error-catalog.js'
 import { createHash } from 'node:crypto'
 import type { Caller, ServiceContext } from '../context.js'
+import { merchantModeGroup } from '../store/collections.js'
 
 export type { IdempotencyRecord } from '../domain/records.js'
 
@@ -44,6 +45,8 @@ export function runIdempotent<R, B>(
   }
   const result = execute()
   if (result.status >= 200 && result.status < 300) {
+    // A record past its window is replaced at the end of its group, which stays in creation order for the purge.
+    if (stored) ctx.store.delete('idempotency', id)
     ctx.store.put('idempotency', {
       id,
       merchantId: merchant.id,
@@ -57,4 +60,38 @@ export function runIdempotent<R, B>(
     })
   }
   return { ...result, replayed: false }
+}
+
+/** Records deleted per turn of the event loop when many fall out of their window at once (a clock advanced by days). */
+const PURGE_SLICE = 2_000
+
+/**
+ * Deletes every record whose replay window has passed on its merchant's
+ * clock: it can never be replayed again, and the records would otherwise
+ * be kept forever. Each merchant's records per mode are in creation order
+ * (their group), so each group is read from the front up to the first
+ * record still in its window; a record that came back in order is never
+ * deleted early, at worst late. Runs as the clock's housekeeping, in slices
+ * with a commit each, so a large purge never holds the event loop.
+ */
+export async function purgeExpiredIdempotency(ctx: ServiceContext): Promise<void> {
+  for (const merchant of [...ctx.store.values('merchants')]) {
+    for (const mode of ['test', 'live'] as const) {
+      const group = merchantModeGroup(merchant.id, mode)
+      for (;;) {
+        const now = ctx.clock.now(merchant.id)
+        const ids = ctx.store.group('idempotency', 'byMerchantMode', group)
+        let expired = 0
+        while (expired < ids.length && expired < PURGE_SLICE && now >= ctx.store.get('idempotency', ids[expired]!)!.expiresAt) expired++
+        if (expired === 0) break
+        for (const id of ids.slice(0, expired)) ctx.store.delete('idempotency', id)
+        await ctx.store.commit()
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    }
+  }
+}
+
+export function registerIdempotencyPurge(ctx: ServiceContext): void {
+  ctx.clock.registerSweep(() => purgeExpiredIdempotency(ctx))
 }
