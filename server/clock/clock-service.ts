@@ -13,6 +13,8 @@ export type JobHandler = (job: JobRecord) => string | void | Promise<string | vo
 
 /** Longest wait between two looks at the queue, so a change of the system clock is noticed. */
 const MAX_TIMER_MS = 60_000
+/** Documents read per turn of the event loop by the scan for derived jobs. */
+const SCAN_SLICE = 2_000
 /** How often housekeeping runs as real time passes (besides after every tick and advance). */
 const SWEEP_INTERVAL_MS = 10 * 60_000
 /** Jobs of one merchant waiting on the network (webhook deliveries) at once: receivers are called concurrently, within this bound. */
@@ -58,6 +60,9 @@ export class ClockService {
   /** Housekeeping that follows the clocks (registerSweep), and the run in progress. */
   private readonly sweeps: (() => Promise<void>)[] = []
   private sweeping: Promise<void> | null = null
+  /** The background scan of documents for derived jobs (scanDerived), and which one is current. */
+  private scanning: Promise<void> | null = null
+  private scanGeneration = 0
   private sweepTimer: NodeJS.Timeout | undefined
   private timer: NodeJS.Timeout | undefined
   private timerAt = Infinity
@@ -89,7 +94,7 @@ export class ClockService {
       if (this.derived.has(job.kind)) this.deps.store.delete('jobs', job.id)
       else this.enqueue(job)
     }
-    for (const [kind, job] of this.derived) this.trackAll(kind, job)
+    this.scanDerived()
     this.arm()
   }
 
@@ -105,8 +110,7 @@ export class ClockService {
   derive<C extends keyof Collections>(kind: string, job: DerivedJob<C>): void {
     this.derived.set(kind, job as unknown as AnyDerivedJob)
     for (const stored of [...this.deps.store.values('jobs')]) if (stored.kind === kind) this.deps.store.delete('jobs', stored.id)
-    this.trackAll(kind, job as unknown as AnyDerivedJob)
-    this.arm()
+    this.scanDerived()
   }
 
   /** Queues the derived jobs `doc` needs as it is now (after a put); a queued time that no longer matches is skipped when it comes up. */
@@ -119,11 +123,37 @@ export class ClockService {
     this.arm()
   }
 
-  private trackAll(kind: string, job: AnyDerivedJob): void {
-    for (const doc of this.deps.store.values(job.collection)) {
-      const dueAt = job.dueAt(doc)
-      if (dueAt !== undefined) this.enqueueDerived(kind, doc as MerchantDoc, dueAt)
-    }
+  /**
+   * Queues the derived jobs of every document, in the background a slice at
+   * a time: at start-up that means reading every Checkout Session, which
+   * would otherwise hold the event loop (and the ready line) for a while. An
+   * advance waits for the scan; real time's due jobs run once it has seen
+   * them. A newer scan (reload, another kind) supersedes a running one.
+   */
+  private scanDerived(): void {
+    const generation = ++this.scanGeneration
+    const scan = (async () => {
+      // After the current turn: kinds registered together share one scan.
+      await Promise.resolve()
+      const collections = new Set([...this.derived.values()].map((job) => job.collection))
+      for (const collection of collections) {
+        const kinds = [...this.derived].filter(([, job]) => job.collection === collection)
+        let seen = 0
+        for (const doc of this.deps.store.values(collection)) {
+          if (generation !== this.scanGeneration) return
+          for (const [kind, job] of kinds) {
+            const dueAt = job.dueAt(doc)
+            if (dueAt !== undefined) this.enqueueDerived(kind, doc as MerchantDoc, dueAt)
+          }
+          if (++seen % SCAN_SLICE === 0) await new Promise((resolve) => setImmediate(resolve))
+        }
+      }
+      if (generation === this.scanGeneration) this.arm()
+    })().catch((error: unknown) => this.deps.onError(error, 'reading what is due'))
+    this.scanning = scan
+    void scan.finally(() => {
+      if (this.scanning === scan) this.scanning = null
+    })
   }
 
   /** The merchant's current time; real time for an unknown merchant. */
@@ -172,6 +202,7 @@ export class ClockService {
    */
   async advance(merchantId: string, request: AdvanceClockRequest): Promise<AdvanceClockResponse> {
     return this.withLock(merchantId, async () => {
+      while (this.scanning) await this.scanning
       const start = this.now(merchantId)
       const target = request.to ?? start + (request.ms ?? 0)
       if (target < start) throw invalidRequest(`The clock never goes back: \`to\` is before now (${start}).`, 'to')
@@ -236,6 +267,8 @@ export class ClockService {
     clearTimeout(this.timer)
     clearInterval(this.sweepTimer)
     this.timer = undefined
+    this.scanGeneration++
+    await this.scanning
     await this.sweeping
     await Promise.allSettled([...this.locks.values()])
     await Promise.allSettled([...this.inFlight.values()].flatMap((jobs) => [...jobs.keys()]))

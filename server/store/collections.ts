@@ -57,10 +57,11 @@ const byMerchantMode = (doc: { merchantId: string; mode: string }): string => me
 
 /**
  * Collections start-up may leave unparsed in the data file until a document
- * is read (docs/storage.md, "Lazy collections"): idempotency records are
- * read only when a request is retried, and are a third of the file.
+ * is read (docs/storage.md, "Lazy collections"): the two that grow with
+ * every Checkout Session. An idempotency record is read only when a request
+ * is retried; a session when it is fetched, listed or paid.
  */
-export const LAZY_COLLECTIONS = ['idempotency'] as const satisfies readonly (keyof Collections)[]
+export const LAZY_COLLECTIONS = ['idempotency', 'checkoutSessions'] as const satisfies readonly (keyof Collections)[]
 
 export const INDEXES: IndexSpec<Collections> = {
   unique: {

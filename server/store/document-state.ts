@@ -1,5 +1,4 @@
 import type { RawDocs } from './raw-docs.js'
-import { sectionLine, type DeferredSection } from './snapshot-file.js'
 import { SnapshotRenderer, type FrozenCollection, type JournalCoverage } from './snapshot-render.js'
 import type { Doc, IndexSpec, KeyFn, Schema } from './types.js'
 
@@ -36,19 +35,8 @@ export interface LoadedSnapshot {
    * group order agrees with its documents and need not be checked against them.
    */
   intact?: boolean
-  /** Lazy collections whose lines are still to be split (only in an intact file); their documents go to `raw`. */
-  deferred?: DeferredSection[]
   /** Where the documents left unparsed are, in the file the snapshot was read from. */
   raw?: RawDocs
-}
-
-/** A deferred section being read after start-up, a slice at a time. */
-interface Pending {
-  section: DeferredSection
-  /** The next line to read, in the section's bytes. */
-  at: number
-  /** The collection's saved group order, restored once every line is read. */
-  groups: unknown
 }
 
 interface UniqueIndex {
@@ -74,21 +62,16 @@ interface Collection {
   /** Replaced only by load(), which adopts the map parsed from the snapshot instead of copying it. */
   docs: Map<string, Stored>
   readonly lazy: boolean
-  /** Lines start-up left for later: read in the background after start-up, or at once when the collection is used. */
-  pending: Pending | null
   readonly unique: Map<string, UniqueIndex>
   readonly groups: Map<string, GroupIndex>
 }
 
 const NO_IDS: readonly string[] = Object.freeze([])
-/** Deferred lines read per turn of the event loop: a few milliseconds' work. */
-const PENDING_LINES_PER_SLICE = 5_000
 
 /** The whole database in memory: documents by id plus the unique and group indexes. */
 export class DocumentState {
   private readonly collections = new Map<string, Collection>()
   private raw: RawDocs | null = null
-  private closed = false
 
   constructor(names: readonly string[], indexes: IndexSpec<Schema> = {}, lazy: readonly string[] = []) {
     for (const name of names) {
@@ -116,10 +99,15 @@ export class DocumentState {
     return typeof value === 'number' ? this.parseRaw(collection, id, value) : value
   }
 
+  /**
+   * Every document, in map order. Unparsed ones are parsed as they come and
+   * left unparsed in the map: walking a lazy collection (an export, the
+   * clock's scan at start-up) does not keep all of it in memory.
+   */
   values(name: string): IterableIterator<Doc> {
     const collection = this.declared(name)
-    this.parseAllRaw(collection)
-    return collection.docs.values() as IterableIterator<Doc>
+    if (!collection.lazy || this.raw === null) return collection.docs.values() as IterableIterator<Doc>
+    return parsedValues(collection.docs, this.raw)
   }
 
   size(name: string): number {
@@ -164,11 +152,6 @@ export class DocumentState {
   /** Fills an empty state from a snapshot; groups keep their saved order. */
   load(data: LoadedSnapshot): void {
     this.raw = data.raw ?? null
-    for (const section of data.deferred ?? []) {
-      const collection = this.anyCollection(section.name)
-      collection.pending = { section, at: 0, groups: data.groups }
-    }
-    if (data.deferred?.length) this.readInBackground()
     for (const [name, docs] of data.collections) {
       const collection = this.anyCollection(name)
       if (collection.docs.size === 0) collection.docs = docs
@@ -192,7 +175,6 @@ export class DocumentState {
   freeze(journal: JournalCoverage): SnapshotRenderer {
     const frozen: FrozenCollection[] = []
     for (const [name, collection] of this.collections) {
-      if (collection.pending) this.readPending(collection, Infinity)
       frozen.push({
         name,
         ids: collection.lazy ? Array.from(collection.docs.keys()) : null,
@@ -209,15 +191,7 @@ export class DocumentState {
   }
 
   close(): void {
-    this.closed = true
     this.raw?.close()
-  }
-
-  /** Deferred lines are read a slice per turn of the event loop, so requests are served meanwhile. */
-  private readInBackground(): void {
-    setImmediate(() => {
-      if (!this.closed && this.readSomePending()) this.readInBackground()
-    })
   }
 
   private parseRaw(collection: Collection, id: string, index: number): Doc {
@@ -226,20 +200,9 @@ export class DocumentState {
     return doc
   }
 
-  private parseAllRaw(collection: Collection): void {
-    if (!collection.lazy || this.raw === null) return
-    const raw = this.raw
-    const read = raw.reader()
-    for (const [id, value] of collection.docs) {
-      if (typeof value === 'number') collection.docs.set(id, raw.parse(read(value), id))
-    }
-  }
-
-  /** The collection, with any lines start-up deferred read first: every access sees all of it. */
   private declared(name: string): Collection {
     const collection = this.collections.get(name)
     if (!collection) throw new Error(`Unknown collection "${name}".`)
-    if (collection.pending) this.readPending(collection, Infinity)
     return collection
   }
 
@@ -249,43 +212,18 @@ export class DocumentState {
       collection = emptyCollection(false)
       this.collections.set(name, collection)
     }
-    if (collection.pending) this.readPending(collection, Infinity)
     return collection
-  }
-
-  /** Reads the background's next slice of deferred lines; true while some are left. */
-  private readSomePending(): boolean {
-    for (const collection of this.collections.values()) {
-      if (collection.pending) {
-        this.readPending(collection, PENDING_LINES_PER_SLICE)
-        return true
-      }
-    }
-    return false
-  }
-
-  /** Reads up to `lines` lines of the collection's deferred section; the last one also restores its groups. */
-  private readPending(collection: Collection, lines: number): void {
-    const pending = collection.pending!
-    const { bytes, offset } = pending.section
-    const raw = this.raw!
-    let at = pending.at
-    for (let n = 0; n < lines && at < bytes.length; n++) {
-      const line = sectionLine(bytes, at)
-      collection.docs.set(line.id, raw.add(offset + line.start, line.end - line.start))
-      at = line.next
-    }
-    pending.at = at
-    if (at < bytes.length) return
-    collection.pending = null
-    for (const [indexName, index] of collection.groups) {
-      restoreGroupOrder(collection, index, savedGroups(pending.groups, pending.section.name, indexName), true, (id, value) => this.parseRaw(collection, id, value))
-    }
   }
 }
 
+function* parsedValues(docs: Map<string, Stored>, raw: RawDocs): Generator<Doc, undefined> {
+  const read = raw.reader()
+  for (const [id, value] of docs) yield typeof value === 'number' ? raw.parse(read(value), id) : value
+  return undefined
+}
+
 function emptyCollection(lazy: boolean): Collection {
-  return { docs: new Map(), lazy, pending: null, unique: new Map(), groups: new Map() }
+  return { docs: new Map(), lazy, unique: new Map(), groups: new Map() }
 }
 
 function putInto(collection: Collection, doc: Doc): void {

@@ -23,7 +23,7 @@ export const DEFAULT_JOURNAL_THRESHOLD_BYTES = 8 * 1024 * 1024
 const LAZY_SUPPORTED = process.platform !== 'win32'
 
 /** Low's data when no snapshot file exists, and between writes. */
-const NO_SNAPSHOT: SnapshotContent = Object.freeze({ bytes: Buffer.alloc(0), fd: -1 })
+const NO_SNAPSHOT: SnapshotContent = Object.freeze({ fd: -1, size: 0, bytes: null })
 
 /** For tests only, never for production: lets a test make the journal's disk fail on demand. */
 export interface StoreTestHooks {
@@ -70,18 +70,18 @@ async function openFiles<S extends Schema>(
   const snapshot = new Low<SnapshotContent | SnapshotRenderer>(new DurableTextFile(file), NO_SNAPSHOT)
   await snapshot.read()
   const content = snapshot.data === NO_SNAPSHOT ? null : (snapshot.data as SnapshotContent)
-  // Low would otherwise hold the whole file for as long as the store is open.
+  // Low would otherwise hold bytes read ahead for as long as the store is open.
   snapshot.data = NO_SNAPSHOT
   let data: LoadedSnapshot | null = null
   try {
     // An empty data file reads like a missing one: it holds no data either.
-    if (content && content.bytes.length > 0) data = parseSnapshot(content.bytes, file, LAZY_SUPPORTED ? { names: state.lazyNames(), fd: content.fd } : undefined)
+    if (content && content.size > 0) data = parseSnapshot(content, file, LAZY_SUPPORTED ? state.lazyNames() : undefined)
   } finally {
     // Kept open only while documents are left unparsed in it.
     if (content && !data?.raw) closeSync(content.fd)
   }
   if (data) state.load(data)
-  const snapshotLength = content?.bytes.length ?? 0
+  const snapshotLength = content?.size ?? 0
   const journalPath = journalFileOf(file)
   const existingJournal = await readIfExists(journalPath)
   const journalContent = existingJournal ?? Buffer.alloc(0)

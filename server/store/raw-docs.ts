@@ -13,6 +13,8 @@ export class RawDocs {
   private fd: number | null
   private offsets: number[] = []
   private readonly lengths: number[] = []
+  /** Counts the files documents were read from: moveTo starts the next. */
+  private origin = 0
 
   constructor(
     private file: string,
@@ -54,12 +56,15 @@ export class RawDocs {
   reader(): (index: number) => Buffer {
     let window: Buffer = Buffer.alloc(0)
     let windowStart = 0
+    let windowOrigin = this.origin
     return (index) => {
       const offset = this.offsets[index]!
       const length = this.lengths[index]!
-      if (offset < windowStart || offset + length > windowStart + window.length) {
+      // A reader may live across a compaction (a scan in slices): a window read from the previous file is not reused.
+      if (windowOrigin !== this.origin || offset < windowStart || offset + length > windowStart + window.length) {
         window = this.bytes(index, offset, Math.max(length, WINDOW_BYTES))
         windowStart = offset
+        windowOrigin = this.origin
       }
       return window.subarray(offset - windowStart, offset - windowStart + length)
     }
@@ -72,6 +77,7 @@ export class RawDocs {
     this.fd = fd
     this.file = file
     this.offsets = Array.from(offsets)
+    this.origin++
   }
 
   close(): void {

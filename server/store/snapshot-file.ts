@@ -1,11 +1,12 @@
 import type { Adapter } from 'lowdb'
-import { closeSync, fstat, open as fsOpen, read, type Stats } from 'node:fs'
-import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises'
+import { closeSync, fstat, open as fsOpen, readSync } from 'node:fs'
+import { open, rename, rm, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { crc32 } from 'node:zlib'
 import type { LoadedSnapshot, SnapshotData } from './document-state.js'
 import { errorCode } from './error-info.js'
+import { LineSource } from './line-source.js'
 import { RawDocs } from './raw-docs.js'
 import { CHECK_LINE_START, DOCUMENT_INDENT, SNAPSHOT_HEAD, SnapshotRenderer, type JournalCoverage } from './snapshot-render.js'
 import { StoreOpenError, type Doc } from './types.js'
@@ -34,7 +35,7 @@ export class DurableTextFile implements Adapter<SnapshotContent | SnapshotRender
     const handle = await open(temp, 'wx', 0o600)
     try {
       if (text instanceof SnapshotRenderer) for (let chunk = text.next(); chunk !== null; chunk = text.next()) await writeAll(handle, chunk)
-      else await writeAll(handle, text.bytes)
+      else await writeAll(handle, text.bytes ?? readRange(text.fd, 0, text.size))
       await handle.datasync()
     } catch (error) {
       await handle.close()
@@ -47,49 +48,18 @@ export class DurableTextFile implements Adapter<SnapshotContent | SnapshotRender
   }
 }
 
-/** A snapshot file as read: its bytes, and a descriptor open on the same file (the caller closes it). */
-export interface SnapshotContent {
-  bytes: Buffer
-  fd: number
-}
-
-interface Prefetched extends SnapshotContent {
-  stats: Stats
-}
-
-/** Snapshots being read ahead of openStore, by absolute path (see prefetchSnapshot). */
-const prefetched = new Map<string, Promise<Prefetched | null>>()
-
 /**
- * Starts reading a snapshot before the store is opened, so that the read
- * overlaps what the process does first (`bula serve` loading its modules).
- * Only a hint: openStore takes the bytes only if the file is still the one
- * that was read (same inode, size and times) once it holds the lock, and
- * reads it again otherwise.
+ * A snapshot file opened for reading: its descriptor (the caller closes it,
+ * unless documents are left in it) and size. Its bytes are read a chunk at
+ * a time as it is parsed (`bytes` is only for text given whole, as in tests).
  */
-export function prefetchSnapshot(file: string): void {
-  const absolute = path.resolve(file)
-  if (prefetched.has(absolute)) return
-  const reading = readNow(absolute).catch(() => null)
-  prefetched.set(absolute, reading)
+export interface SnapshotContent {
+  fd: number
+  size: number
+  bytes: Buffer | null
 }
 
 async function readSnapshotFile(file: string): Promise<SnapshotContent | null> {
-  const early = prefetched.get(file)
-  prefetched.delete(file)
-  const content = early ? await early : null
-  if (content) {
-    const now = await stat(file).catch(() => null)
-    if (now && sameFile(now, content.stats)) return content
-    closeSync(content.fd)
-  }
-  return readNow(file)
-}
-
-const sameFile = (a: Stats, b: Stats): boolean =>
-  a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs
-
-async function readNow(file: string): Promise<Prefetched | null> {
   let fd: number
   try {
     fd = await openFd(file, 'r')
@@ -98,15 +68,7 @@ async function readNow(file: string): Promise<Prefetched | null> {
     throw error
   }
   try {
-    const stats = await fstatFd(fd)
-    const bytes = Buffer.allocUnsafe(stats.size)
-    let filled = 0
-    while (filled < bytes.length) {
-      const read = await readFd(fd, bytes, filled, bytes.length - filled, filled)
-      if (read === 0) break
-      filled += read
-    }
-    return { bytes: bytes.subarray(0, filled), fd, stats }
+    return { fd, size: (await fstatFd(fd)).size, bytes: null }
   } catch (error) {
     closeSync(fd)
     throw error
@@ -115,8 +77,6 @@ async function readNow(file: string): Promise<Prefetched | null> {
 
 const openFd = promisify(fsOpen)
 const fstatFd = promisify(fstat)
-const readFd = (fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<number> =>
-  new Promise((resolve, reject) => read(fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))))
 
 async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
   for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten
@@ -138,31 +98,47 @@ export async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
-/** What start-up may leave unparsed, and the open file it reads such documents from later. */
-export interface LazyOptions {
-  /** Collections whose documents are parsed on first read. */
-  names: ReadonlySet<string>
-  /** The snapshot file, open for reading: it stays open while documents are left in it. */
-  fd: number
-}
-
 /**
- * Parses and checks the snapshot file's bytes; refusals name the file and
- * leave it alone. A file in the layout this code writes is read document by
- * document (no tree for the whole file, and no object with one key per
+ * Parses and checks a snapshot; refusals name the file and leave it alone.
+ * A file in the layout this code writes is read a line at a time, document
+ * by document (no tree for the whole file, and no object with one key per
  * document); any other valid JSON (a file edited or reformatted by hand)
- * takes the general path, with the same result. When the file's `check`
- * matches (it is byte for byte as bula wrote it), documents of lazy
- * collections are left unparsed: `raw` says where they are.
+ * takes the general path, with the same result. In an intact file (its
+ * `check` matches), documents of the collections named in `lazy` are left
+ * unparsed in the file (`raw` reads them from `fd` when they are needed).
  */
-export function parseSnapshot(input: Buffer | string, file: string, lazy?: LazyOptions): LoadedSnapshot {
-  const bytes = typeof input === 'string' ? Buffer.from(input) : input
-  const fast = parseByLine(bytes, file, lazy)
+export function parseSnapshot(input: Buffer | string | SnapshotContent, file: string, lazy?: ReadonlySet<string>): LoadedSnapshot {
+  const content: Source =
+    typeof input === 'string' || Buffer.isBuffer(input)
+      ? { fd: null, bytes: Buffer.from(input), size: Buffer.byteLength(input) }
+      : input
+  const fast = parseByLine(content, file, content.fd === null ? undefined : lazy)
   if (fast) return fast
-  const data = parseWhole(bytes.toString('utf8'), file)
+  const data = parseWhole(wholeText(content), file)
   const collections = new Map<string, Map<string, Doc>>()
   for (const [name, docs] of Object.entries(data.collections)) collections.set(name, new Map(Object.entries(docs)))
   return { collections, groups: data.groups, journal: data.journal }
+}
+
+/** A snapshot to parse: read through `fd`, or held in `bytes`. */
+interface Source {
+  fd: number | null
+  size: number
+  bytes: Buffer | null
+}
+
+function wholeText(content: Source): string {
+  return (content.bytes ?? readRange(content.fd!, 0, content.size)).toString('utf8')
+}
+
+function readRange(fd: number, from: number, to: number): Buffer {
+  const bytes = Buffer.allocUnsafe(to - from)
+  for (let filled = 0; filled < bytes.length; ) {
+    const read = readSync(fd, bytes, filled, bytes.length - filled, from + filled)
+    if (read === 0) throw new Error(`the file ended at ${from + filled}, before the ${to} bytes it had`)
+    filled += read
+  }
+  return bytes
 }
 
 function parseWhole(text: string, file: string): SnapshotData {
@@ -202,12 +178,12 @@ function collectionLine(line: string): { name: unknown; empty: boolean; comma: b
   return null
 }
 
-const NEWLINE = 10
 const QUOTE = 34
 const COMMA = 44
 const COLON = 58
 const SPACE = 32
 const BACKSLASH = 92
+const HEAD_LINES = SNAPSHOT_HEAD.split('\n').slice(0, -1)
 
 /**
  * The snapshot in the layout DocumentState.freeze renders, line by line:
@@ -217,47 +193,57 @@ const BACKSLASH = 92
  * that point (commas included), so a file accepted here is valid JSON
  * meaning the same as JSON.parse reads it. Anything else (a hand-edited
  * line, a duplicate collection, a bad document) answers null and the caller
- * parses the whole text instead, which also words any refusal. In an intact
- * file (its check matches) the lines of a lazy collection are not even
- * split here: the collection's bytes are handed over as one section, which
- * the state reads after start-up.
+ * parses the whole text instead, which also words any refusal.
+ *
+ * The CRC-32 of the file is computed as it is read and compared with its
+ * `check` (read first, from the end of the file). When the check is there,
+ * documents of lazy collections are only located (id, and where the JSON
+ * is), to be parsed when read; if the CRC then does not match, they are
+ * parsed and checked here after all, like every other document.
  */
-function parseByLine(buf: Buffer, file: string, lazy: LazyOptions | undefined): LoadedSnapshot | null {
-  if (buf.length < SNAPSHOT_HEAD.length || buf.toString('utf8', 0, SNAPSHOT_HEAD.length) !== SNAPSHOT_HEAD) return null
-  const intact = isIntact(buf)
+function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | undefined): LoadedSnapshot | null {
+  const check = expectedCheck(content)
+  let crc = 0
+  const checksum = (bytes: Buffer, offset: number): void => {
+    if (check && offset < check.bytes) crc = crc32(bytes.subarray(0, check.bytes - offset), crc)
+  }
+  const source = new LineSource(content.fd, 0, content.size, checksum, content.bytes ?? undefined)
+  for (const expected of HEAD_LINES) if (!source.next() || source.text() !== expected) return null
   const collections = new Map<string, Map<string, Doc | number>>()
-  const deferred: DeferredSection[] = []
-  let at = SNAPSHOT_HEAD.length
-  const lineEnd = (): number => {
-    const end = buf.indexOf(NEWLINE, at)
-    return end < 0 ? buf.length : end
-  }
-  const nextLine = (): string | null => {
-    if (at >= buf.length) return null
-    const end = lineEnd()
-    const line = buf.toString('utf8', at, end)
-    at = end + 1
-    return line
-  }
+  const raw = check && lazy && content.fd !== null ? new RawDocs(file, content.fd) : null
+  const unparsed: Map<string, Doc | number>[] = []
   let more = true
   let first = true
   for (;;) {
-    const line = nextLine()
-    if (line === null) return null
+    if (!source.next()) return null
+    const line = source.text()
     if (line === '  },' || line === '  }') {
       // `{` then `}` with nothing in between: the last collection must not have had a comma, nor may a comma come first.
       if (more && !first) return null
-      if (line === '  }') return buf.toString('utf8', at).trim() === '}' ? { collections } : null
+      const rest = source.rest().toString('utf8')
+      if (line === '  }') return rest.trim() === '}' && unparsed.length === 0 ? { collections } : null
       let tail: unknown
       try {
-        tail = JSON.parse(`{${buf.toString('utf8', at)}`)
+        tail = JSON.parse(`{${rest}`)
       } catch {
         return null
       }
       if (!isRecord(tail) || Object.keys(tail).length === 0) return null
       if (Object.hasOwn(tail, 'format') || Object.hasOwn(tail, 'version') || Object.hasOwn(tail, 'collections')) return null
+      const intact = check !== null && crc === check.crc32
       const loaded: LoadedSnapshot = { collections, groups: tail.groups, journal: tail.journal, intact }
-      return deferred.length > 0 && lazy ? { ...loaded, deferred, raw: new RawDocs(file, lazy.fd) } : loaded
+      if (unparsed.length === 0) return loaded
+      if (intact) return { ...loaded, raw: raw! }
+      // Not as written after all: the located documents are parsed and checked now, like every other.
+      const read = raw!.reader()
+      for (const docs of unparsed) {
+        for (const [id, index] of docs) {
+          const doc = parseJson(read(index as number).toString('utf8'))
+          if (!isDoc(doc, id)) return null
+          docs.set(id, doc)
+        }
+      }
+      return loaded
     }
     if (!more) return null
     first = false
@@ -270,75 +256,52 @@ function parseByLine(buf: Buffer, file: string, lazy: LazyOptions | undefined): 
       collections.set(name, new Map())
       continue
     }
-    if (intact && lazy?.names.has(name)) {
-      // Its documents, one per line, end where the collection's closing line starts (a document line holds no raw newline).
-      const closing = buf.indexOf(SECTION_END, at)
-      if (closing < 0) return null
-      deferred.push({ name, offset: at, bytes: buf.subarray(at, closing + 1) })
-      at = closing + 1
-      const closingLine = nextLine()
-      if (closingLine !== '    }' && closingLine !== '    },') return null
-      more = closingLine === '    },'
-      continue
-    }
-    const docs = new Map<string, Doc | number>()
+    const locate = raw !== null && lazy!.has(name)
+    const docs = readDocuments(source, locate ? raw : null)
+    if (!docs) return null
+    if (locate) unparsed.push(docs)
     collections.set(name, docs)
-    // Documents until the collection's closing line, each read in place from the bytes.
-    let docMore = true
-    let docFirst = true
-    for (;;) {
-      if (at >= buf.length) return null
-      if (!isDocumentStart(buf, at)) {
-        const closing = nextLine()
-        if ((closing !== '    }' && closing !== '    },') || docFirst || docMore) return null
-        more = closing === '    },'
-        break
-      }
-      if (!docMore) return null
-      docFirst = false
-      const end = lineEnd()
-      docMore = buf[end - 1] === COMMA
-      const member = documentLine(buf, at, docMore ? end - 1 : end)
-      if (!member) return null
-      const [id, jsonStart, jsonEnd] = member
-      const doc = parseJson(buf.toString('utf8', jsonStart, jsonEnd))
-      if (!isDoc(doc, id)) return null
-      docs.set(doc.id, doc)
-      at = end + 1
-    }
+    more = source.text() === '    },'
   }
 }
 
-/** Where a collection's document lines end: its closing line. */
-const SECTION_END = '\n    }'
-
 /**
- * The document lines of a lazy collection in an intact snapshot, not split
- * yet: `bytes` starts at byte `offset` of the file.
+ * Document lines from the next line on, until a line that is not one (left
+ * current: the collection's closing line, checked to be one). Null if any
+ * line is not exactly a document line. With `raw`, documents are located
+ * there instead of parsed (a lazy collection).
  */
-export interface DeferredSection {
-  name: string
-  offset: number
-  bytes: Buffer
-}
-
-/**
- * One line of a deferred section from `at`: the document's id, where its
- * JSON is in the section, and where the next line starts. The file is
- * intact, so the line is as the renderer wrote it.
- */
-export function sectionLine(bytes: Buffer, at: number): { id: string; start: number; end: number; next: number } {
-  const quote = bytes.indexOf(QUOTE, at + DOCUMENT_START_BYTES)
-  let end = bytes.indexOf(NEWLINE, quote)
-  if (end < 0) end = bytes.length
-  const next = end + 1
-  if (bytes[end - 1] === COMMA) end--
-  return { id: bytes.toString('utf8', at + DOCUMENT_START_BYTES, quote), start: quote + 3, end, next }
+function readDocuments(source: LineSource, raw: RawDocs | null): Map<string, Doc | number> | null {
+  const docs = new Map<string, Doc | number>()
+  let docMore = true
+  let docFirst = true
+  for (;;) {
+    if (!source.next()) return null
+    const { bytes, start, end } = source
+    if (!isDocumentStart(bytes, start, end)) {
+      const closing = source.text()
+      if ((closing !== '    }' && closing !== '    },') || docFirst || docMore) return null
+      return docs
+    }
+    if (!docMore) return null
+    docFirst = false
+    docMore = bytes[end - 1] === COMMA
+    const member = documentLine(bytes, start, docMore ? end - 1 : end)
+    if (!member) return null
+    const [id, jsonStart, jsonEnd] = member
+    if (raw) {
+      docs.set(id, raw.add(source.offset + jsonStart - start, jsonEnd - jsonStart))
+      continue
+    }
+    const doc = parseJson(bytes.toString('utf8', jsonStart, jsonEnd))
+    if (!isDoc(doc, id)) return null
+    docs.set(doc.id, doc)
+  }
 }
 
 /** `      "` at `at`: a document line. */
-function isDocumentStart(buf: Buffer, at: number): boolean {
-  if (at + DOCUMENT_START_BYTES > buf.length) return false
+function isDocumentStart(buf: Buffer, at: number, end: number): boolean {
+  if (at + DOCUMENT_START_BYTES > end) return false
   for (let n = 0; n < DOCUMENT_START_BYTES - 1; n++) if (buf[at + n] !== SPACE) return false
   return buf[at + DOCUMENT_START_BYTES - 1] === QUOTE
 }
@@ -348,28 +311,36 @@ const DOCUMENT_START_BYTES = DOCUMENT_INDENT.length + 1
 /** `      "id": {...}` between `start` and `end` (the comma excluded): the id (no escapes; others take the general path) and where its JSON is. */
 function documentLine(buf: Buffer, start: number, end: number): [string, number, number] | null {
   const idStart = start + DOCUMENT_START_BYTES
-  const quote = buf.indexOf(QUOTE, idStart)
-  if (quote < 0 || quote + 3 > end || buf[quote + 1] !== COLON || buf[quote + 2] !== SPACE) return null
-  // A backslash or a control character would need JSON's unescaping: rare, left to JSON.parse of the whole file.
-  for (let n = idStart; n < quote; n++) {
-    const byte = buf[n]!
+  // Ids are short: a loop finds the closing quote sooner than a call to indexOf.
+  let quote = idStart
+  for (; quote < end; quote++) {
+    const byte = buf[quote]!
+    if (byte === QUOTE) break
+    // A backslash or a control character would need JSON's unescaping: rare, left to JSON.parse of the whole file.
     if (byte < SPACE || byte === BACKSLASH) return null
   }
+  if (quote + 3 > end || buf[quote + 1] !== COLON || buf[quote + 2] !== SPACE) return null
   return [buf.toString('utf8', idStart, quote), quote + 3, end]
 }
 
+/** Bytes read from the end of the file to find its check line. */
+const TAIL_BYTES = 64 * 1024
+
 /**
- * Whether the snapshot is byte for byte as written: its last member, `check`,
- * gives the length and CRC-32 of everything before the check line, and both
- * match. A file edited by hand fails this and is read with every check.
+ * The file's `check`, its last member: the length and CRC-32 of everything
+ * before the check line, read from the end of the file. Null when there is
+ * none (files of older versions, or edited by hand), or it does not say
+ * where its own line starts: such a file is read with every check.
  */
-function isIntact(buf: Buffer): boolean {
-  const checkLine = buf.lastIndexOf(`\n${CHECK_LINE_START}`) + 1
-  if (checkLine === 0) return false
-  const lineEnd = buf.indexOf(NEWLINE, checkLine)
-  const check = parseJson(buf.toString('utf8', checkLine + CHECK_LINE_START.length, lineEnd < 0 ? buf.length : lineEnd))
-  if (!isRecord(check) || check.bytes !== checkLine || typeof check.crc32 !== 'number') return false
-  return crc32(buf.subarray(0, checkLine)) === check.crc32
+function expectedCheck(content: Source): { bytes: number; crc32: number } | null {
+  const tailStart = Math.max(0, content.size - TAIL_BYTES)
+  const tail = content.bytes ? content.bytes.subarray(tailStart) : readRange(content.fd!, tailStart, content.size)
+  const at = tail.lastIndexOf(`\n${CHECK_LINE_START}`) + 1
+  if (at === 0) return null
+  const lineEnd = tail.indexOf(10, at)
+  const check = parseJson(tail.toString('utf8', at + CHECK_LINE_START.length, lineEnd < 0 ? tail.length : lineEnd))
+  if (!isRecord(check) || check.bytes !== tailStart + at || typeof check.crc32 !== 'number') return null
+  return { bytes: check.bytes, crc32: check.crc32 }
 }
 
 function parseJson(text: string): unknown {
