@@ -161,4 +161,14 @@ describe('ClockService', () => {
     expect(result.ran.map((action) => [action.at, action.kind])).toEqual([[due, 'payout.note']])
     await second.store.close()
   })
+
+  it('reads the documents for derived jobs in the background, and an advance waits until it has seen them all', async () => {
+    const { store, clock } = await setup()
+    // More documents than one slice of the scan, so it spans several turns of the event loop.
+    for (let n = 0; n < 5_000; n++) store.put('payouts', { id: `po_${n}`, merchantId: 'ms_a', sentAt: START + MINUTE + n } as unknown as Collections['payouts'])
+    let ran = 0
+    clock.derive('payout.note', { collection: 'payouts', dueAt: (doc) => doc.sentAt ?? undefined, run: () => void ran++ })
+    await clock.advance('ms_a', { ms: 10 * MINUTE })
+    expect(ran).toBe(5_000)
+  })
 })
