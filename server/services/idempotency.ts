@@ -1,5 +1,5 @@
 import { apiError } from '../domain/error-catalog.js'
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Caller, ServiceContext } from '../context.js'
 import { merchantModeGroup } from '../store/collections.js'
 
@@ -12,6 +12,8 @@ export interface IdempotentResult<B> {
   status: number
   body: B
   replayed: boolean
+  /** The body as JSON text, as the record keeps it: an answer sends this instead of serializing the body once more. */
+  json: string
 }
 
 /**
@@ -33,17 +35,19 @@ export function runIdempotent<R, B>(
   execute: () => { status: number; body: B },
 ): IdempotentResult<B> {
   const { merchant, mode } = scope.caller
-  const id = createHash('sha256').update(`${merchant.id}\n${mode}\n${scope.route}\n${scope.key}`).digest('hex')
+  // One-shot hash: every create pays for it, and a Hash object costs more than the hashing.
+  const id = hash('sha256', `${merchant.id}\n${mode}\n${scope.route}\n${scope.key}`)
   const now = ctx.clock.now(merchant.id)
   const stored = ctx.store.get('idempotency', id)
   if (stored && now < stored.expiresAt) {
     if (!sameRequest(stored.request as R, request)) {
       throw apiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.', { param: 'Idempotency-Key' })
     }
-    const body = stored.response === undefined ? stored.body : JSON.parse(stored.response)
-    return { status: stored.status, body: body as B, replayed: true }
+    const json = stored.response ?? JSON.stringify(stored.body)
+    return { status: stored.status, body: JSON.parse(json) as B, replayed: true, json }
   }
   const result = execute()
+  const json = JSON.stringify(result.body)
   if (result.status >= 200 && result.status < 300) {
     // A record past its window is replaced at the end of its group, which stays in creation order for the purge.
     if (stored) ctx.store.delete('idempotency', id)
@@ -56,10 +60,10 @@ export function runIdempotent<R, B>(
       expiresAt: now + REPLAY_WINDOW_MS,
       request,
       status: result.status,
-      response: JSON.stringify(result.body),
+      response: json,
     })
   }
-  return { ...result, replayed: false }
+  return { ...result, replayed: false, json }
 }
 
 /** Records deleted per turn of the event loop when many fall out of their window at once (a clock advanced by days). */

@@ -29,7 +29,7 @@ export interface FrozenCollection {
   groups: [index: string, keys: [key: string, ids: string[]][]][]
 }
 
-/** Bytes per chunk handed to the file: a chunk takes a few milliseconds to render, so requests are served between chunks. */
+/** About this many bytes per chunk handed to the file: a chunk takes a few milliseconds to render, so requests are served between chunks. */
 const CHUNK_BYTES = 512 * 1024
 /** Group ids per piece of text, so a group of 300,000 ids is not one long JSON.stringify. */
 const IDS_PER_PIECE = 10_000
@@ -71,44 +71,51 @@ export class SnapshotRenderer {
     this.aborted = reason
   }
 
-  /** The next chunk of the text, or null when all of it was handed out. */
+  /**
+   * The next chunk of the text, or null when all of it was handed out.
+   * Pieces are gathered as strings and encoded once per chunk: one
+   * Buffer.write per document cost more than rendering the document.
+   */
   next(): Buffer | null {
     if (this.aborted !== null) throw new Error(this.aborted)
     if (this.done) return null
-    let chunk = Buffer.allocUnsafe(CHUNK_BYTES)
-    let used = 0
-    const room = (bytes: number): void => {
-      if (used + bytes <= chunk.length) return
-      const bigger = Buffer.allocUnsafe(Math.max(chunk.length * 2, used + bytes))
-      chunk.copy(bigger, 0, 0, used)
-      chunk = bigger
-    }
-    while (used < CHUNK_BYTES) {
+    const parts: string[] = []
+    /** Raw documents in this chunk: their index, and at which character of the chunk their JSON starts. */
+    const marks: number[] = []
+    let chars = 0
+    while (chars < CHUNK_BYTES) {
       const step = this.pieces.next()
       if (step.done) {
         this.done = true
         break
       }
-      const piece = step.value
-      if (typeof piece === 'string') {
-        room(piece.length * 3)
-        used += chunk.write(piece, used)
-      } else {
-        const bytes = this.readRaw!(piece.raw)
-        room(bytes.length)
-        this.rawOffsets![piece.raw] = this.emitted + used
-        used += bytes.copy(chunk, used)
+      let piece = step.value
+      if (typeof piece !== 'string') {
+        marks.push(piece.raw, chars)
+        piece = this.readRaw!(piece.raw).toString('utf8')
       }
+      parts.push(piece)
+      chars += piece.length
     }
-    if (!this.done) return this.emit(chunk.subarray(0, used))
+    const text = parts.join('')
+    let chunk = Buffer.from(text)
+    // Characters are bytes in ASCII text; otherwise the text between two raw documents is measured.
+    const ascii = chunk.length === text.length
+    let atChar = 0
+    let atByte = 0
+    for (let n = 0; n < marks.length; n += 2) {
+      const mark = marks[n + 1]!
+      atByte += ascii ? mark - atChar : Buffer.byteLength(text.slice(atChar, mark))
+      atChar = mark
+      this.rawOffsets![marks[n]!] = this.emitted + atByte
+    }
+    if (!this.done) return this.emit(chunk)
     // Everything before the check line is in this chunk now: close it with the check over all of it.
-    this.crc = crc32(chunk.subarray(0, used), this.crc)
-    const before = this.emitted + used
-    const check = `${CHECK_LINE_START}${JSON.stringify({ bytes: before, crc32: this.crc })}\n}\n`
-    room(check.length)
-    used += chunk.write(check, used)
-    this.emitted += used
-    return chunk.subarray(0, used)
+    this.crc = crc32(chunk, this.crc)
+    const check = `${CHECK_LINE_START}${JSON.stringify({ bytes: this.emitted + chunk.length, crc32: this.crc })}\n}\n`
+    chunk = Buffer.concat([chunk, Buffer.from(check)])
+    this.emitted += chunk.length
+    return chunk
   }
 
   private emit(chunk: Buffer): Buffer {

@@ -29,8 +29,9 @@ describe('runIdempotent', () => {
         status: 201,
         body: { id: `thing_${++runs}` },
       }))
-    expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: false })
-    expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: true })
+    // The body also as the JSON text the record keeps, which the answer sends as it is.
+    expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: false, json: '{"id":"thing_1"}' })
+    expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: true, json: '{"id":"thing_1"}' })
     expect(runs).toBe(1)
   })
 
