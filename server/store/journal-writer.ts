@@ -113,8 +113,11 @@ export class JournalWriter {
     this.draining = true
     try {
       for (let batch = this.next; batch; batch = this.next) {
+        // Once the requests read in this turn of the event loop have made their changes: one write takes all of them
+        // (at 10 connections, twice as many per write as starting at the first commit).
+        await new Promise((resolve) => setImmediate(resolve))
         while (this.held) await this.held
-        // Taken only now: commits made while the journal was held join this write.
+        // Taken only now: commits made meanwhile join this write.
         this.next = null
         const writing = this.write(batch)
         this.writing = writing

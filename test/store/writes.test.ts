@@ -89,6 +89,8 @@ describe('group commit', () => {
     const { store } = await openTestStore(file, {}, { journalHandle: sabotaged(sabotage) })
     store.put('notes', { id: 'n1', text: 'first' })
     const first = store.commit()
+    // The write starts once this turn of the event loop is over; then it is in flight, held at the gate.
+    await new Promise((resolve) => setImmediate(resolve))
     const nothingPending = store.commit()
     store.put('notes', { id: 'n2', text: 'second' })
     const second = store.commit()
@@ -101,6 +103,17 @@ describe('group commit', () => {
     ])
     // Nothing pending and nothing in flight: at once.
     await store.commit()
+    await store.close()
+  })
+
+  it('writes the commits made in one turn of the event loop as one line', async () => {
+    const file = await tempDataFile()
+    const { store } = await openTestStore(file)
+    store.put('notes', { id: 'n1', text: 'first' })
+    const first = store.commit()
+    store.put('notes', { id: 'n2', text: 'second' })
+    await Promise.all([first, store.commit()])
+    expect(await journalLines(file)).toEqual(['{"v":1,"ops":[["put","notes","n1",{"id":"n1","text":"first"}],["put","notes","n2",{"id":"n2","text":"second"}]]}'])
     await store.close()
   })
 })
