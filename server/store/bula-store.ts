@@ -37,10 +37,11 @@ export class BulaStore<S extends Schema> implements Store<S> {
     if (typeof doc.id !== 'string' || doc.id === '') throw new TypeError(`put("${collection}"): a document needs a non-empty string id.`)
     const writer = this.writer
     if (!writer) return this.state.put(collection, doc)
-    // Serialized now, not when written: the caller may change or reuse the object once put returns.
-    const op = JSON.stringify(['put', collection, doc.id, doc])
-    this.state.put(collection, doc)
-    writer.record(op)
+    // Serialized now, not when written: the caller may change or reuse the object once put returns. The text is
+    // the journal's, and what a lazy collection keeps instead of the object.
+    const json = JSON.stringify(doc)
+    this.state.put(collection, doc, json)
+    writer.record(`["put",${JSON.stringify(collection)},${JSON.stringify(doc.id)},${json}]`)
   }
 
   delete<C extends keyof S & string>(collection: C, id: string): void {

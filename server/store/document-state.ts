@@ -1,5 +1,6 @@
-import type { RawDocs } from './raw-docs.js'
-import { SnapshotRenderer, type FrozenCollection, type JournalCoverage } from './snapshot-render.js'
+import { openSync } from 'node:fs'
+import { RawDocs } from './raw-docs.js'
+import { SnapshotRenderer, type FrozenCollection, type JournalCoverage, type LazyValue } from './snapshot-render.js'
 import type { Doc, IndexSpec, KeyFn, Schema } from './types.js'
 
 export { DOCUMENT_INDENT, SNAPSHOT_HEAD, type JournalCoverage } from './snapshot-render.js'
@@ -20,10 +21,10 @@ export interface SnapshotData {
 }
 
 /**
- * A document as the state holds it: parsed, or (in a lazy collection, until
- * first read) the index of its unparsed text in RawDocs.
+ * A document as the state holds it: parsed, or in a lazy collection its JSON
+ * text or the index of its text in the origin file (LazyValue).
  */
-type Stored = Doc | number
+type Stored = Doc | LazyValue
 
 /** A checked snapshot as start-up uses it: the documents already in maps, in file order. */
 export interface LoadedSnapshot {
@@ -93,10 +94,10 @@ export class DocumentState {
     return new Set([...this.collections].filter(([, collection]) => collection.lazy).map(([name]) => name))
   }
 
+  /** The document; in a lazy collection parsed anew at each call (so a caller's changes to it stay its own). */
   get(name: string, id: string): Doc | undefined {
-    const collection = this.declared(name)
-    const value = collection.docs.get(id)
-    return typeof value === 'number' ? this.parseRaw(collection, id, value) : value
+    const value = this.declared(name).docs.get(id)
+    return value === undefined ? undefined : this.parsed(id, value)
   }
 
   /**
@@ -106,8 +107,8 @@ export class DocumentState {
    */
   values(name: string): IterableIterator<Doc> {
     const collection = this.declared(name)
-    if (!collection.lazy || this.raw === null) return collection.docs.values() as IterableIterator<Doc>
-    return parsedValues(collection.docs, this.raw)
+    if (!collection.lazy) return collection.docs.values() as IterableIterator<Doc>
+    return this.parsedValues(collection.docs)
   }
 
   size(name: string): number {
@@ -128,8 +129,10 @@ export class DocumentState {
     return settledGroup(groups, key) ?? NO_IDS
   }
 
-  put(name: string, doc: Doc): void {
-    putInto(this.declared(name), doc)
+  /** `json` is the document's JSON text, which a lazy collection keeps instead of the object. */
+  put(name: string, doc: Doc, json?: string): void {
+    const collection = this.declared(name)
+    putInto(collection, doc, collection.lazy && json !== undefined ? json : doc)
   }
 
   /** True when the document existed. */
@@ -142,7 +145,8 @@ export class DocumentState {
    * declare is kept (and written back) rather than dropped.
    */
   replayPut(name: string, doc: Doc): void {
-    putInto(this.anyCollection(name), doc)
+    const collection = this.anyCollection(name)
+    putInto(collection, doc, collection.lazy ? JSON.stringify(doc) : doc)
   }
 
   replayDelete(name: string, id: string): void {
@@ -160,7 +164,7 @@ export class DocumentState {
         for (const doc of collection.docs.values()) setUnique(index, (doc as Doc).id, index.keyOf(doc as Doc))
       }
       for (const [indexName, index] of collection.groups) {
-        restoreGroupOrder(collection, index, savedGroups(data.groups, name, indexName), data.intact === true, (id, value) => this.parseRaw(collection, id, value))
+        restoreGroupOrder(collection, index, savedGroups(data.groups, name, indexName), data.intact === true, (id, value) => this.parsed(id, value))
       }
     }
   }
@@ -185,19 +189,41 @@ export class DocumentState {
     return new SnapshotRenderer(frozen, journal, this.raw)
   }
 
-  /** After `renderer`'s snapshot replaced the file: unparsed documents are read from it from now on. */
+  /**
+   * After `renderer`'s snapshot replaced the file: every document of a lazy
+   * collection still as it was when frozen is left in the file from now on
+   * (memory keeps only where it is), and the file becomes the origin.
+   */
   adopt(file: string, renderer: SnapshotRenderer): void {
-    if (this.raw && renderer.rawOffsets) this.raw.moveTo(file, renderer.rawOffsets)
+    const spans = renderer.lazySpans
+    if (spans.offsets.length === 0 && this.raw === null) return
+    let slot = 0
+    for (const frozen of renderer.collections) {
+      if (frozen.ids === null) continue
+      const { docs } = this.collections.get(frozen.name)!
+      for (let n = 0; n < frozen.ids.length; n++, slot++) {
+        const id = frozen.ids[n]!
+        if (docs.get(id) === frozen.values[n]) docs.set(id, slot)
+      }
+    }
+    if (this.raw) this.raw.replace(file, spans)
+    else this.raw = new RawDocs(file, openSync(file, 'r'), spans)
   }
 
   close(): void {
     this.raw?.close()
   }
 
-  private parseRaw(collection: Collection, id: string, index: number): Doc {
-    const doc = this.raw!.read(index, id)
-    collection.docs.set(id, doc)
-    return doc
+  /** A stored document as an object: parsed from its text or from the file if it is kept so. */
+  private parsed(id: string, value: Stored): Doc {
+    if (typeof value === 'number') return this.raw!.read(value, id)
+    return typeof value === 'string' ? (JSON.parse(value) as Doc) : value
+  }
+
+  private *parsedValues(docs: Map<string, Stored>): Generator<Doc, undefined> {
+    const read = this.raw?.reader()
+    for (const [id, value] of docs) yield typeof value === 'number' ? this.raw!.parse(read!(value), id) : this.parsed(id, value)
+    return undefined
   }
 
   private declared(name: string): Collection {
@@ -216,18 +242,13 @@ export class DocumentState {
   }
 }
 
-function* parsedValues(docs: Map<string, Stored>, raw: RawDocs): Generator<Doc, undefined> {
-  const read = raw.reader()
-  for (const [id, value] of docs) yield typeof value === 'number' ? raw.parse(read(value), id) : value
-  return undefined
-}
-
 function emptyCollection(lazy: boolean): Collection {
   return { docs: new Map(), lazy, unique: new Map(), groups: new Map() }
 }
 
-function putInto(collection: Collection, doc: Doc): void {
-  collection.docs.set(doc.id, doc)
+/** Puts `doc` as `stored` (the document itself, or in a lazy collection its text); indexes read the document. */
+function putInto(collection: Collection, doc: Doc, stored: Stored): void {
+  collection.docs.set(doc.id, stored)
   for (const index of collection.unique.values()) setUnique(index, doc.id, index.keyOf(doc))
   for (const index of collection.groups.values()) {
     const key = index.keyOf(doc)
@@ -311,11 +332,11 @@ function restoreGroupOrder(
   index: GroupIndex,
   saved: Record<string, unknown>,
   intact: boolean,
-  parse: (id: string, index: number) => Doc,
+  parse: (id: string, value: Stored) => Doc,
 ): void {
   const docOf = (id: string): Doc | undefined => {
     const value = collection.docs.get(id)
-    return typeof value === 'number' ? parse(id, value) : value
+    return value === undefined ? undefined : parse(id, value)
   }
   if (intact && index.keyById.size === 0) {
     // Written from this very index: each id once, each document in its group. The parsed arrays are taken as they are.

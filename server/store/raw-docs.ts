@@ -2,40 +2,39 @@ import { closeSync, openSync, readSync } from 'node:fs'
 import type { Doc } from './types.js'
 
 /**
- * Documents of lazy collections that start-up left unparsed: where each one's
- * JSON is in the snapshot file it was read from (the origin). The store keeps
- * that file open, so a document is read and parsed on first use even after a
- * compaction renamed a newer snapshot over the name; each compaction copies
- * the bytes into the new snapshot and moves the origin there
- * (docs/storage.md, "Lazy collections").
+ * Where documents of lazy collections are in the snapshot file they were
+ * last written to or read from (the origin): documents the state keeps as a
+ * number, an index here, instead of in memory. The store keeps the origin
+ * open, so a document is read even after a compaction renamed a newer
+ * snapshot over its name; each snapshot written makes itself the origin
+ * (replace). docs/storage.md, "Lazy collections".
  */
 export class RawDocs {
   private fd: number | null
-  private offsets: number[] = []
-  private readonly lengths: number[] = []
-  /** Counts the files documents were read from: moveTo starts the next. */
+  private offsets: number[]
+  private lengths: number[]
+  /** Counts the origins: a reader's window from an earlier one is not reused. */
   private origin = 0
 
   constructor(
     private file: string,
     fd: number,
+    spans: { offsets: number[]; lengths: number[] } = { offsets: [], lengths: [] },
   ) {
     this.fd = fd
+    this.offsets = spans.offsets
+    this.lengths = spans.lengths
   }
 
-  get count(): number {
-    return this.lengths.length
-  }
-
-  /** Records a document of `length` bytes at `offset` in the file; answers its index. */
+  /** Records a document of `length` bytes at `offset` in the origin; answers its index. */
   add(offset: number, length: number): number {
     this.offsets.push(offset)
     return this.lengths.push(length) - 1
   }
 
-  /** The document `index` refers to, parsed; a document that is not one means the file changed under the store. */
+  /** The document `index` refers to, parsed. */
   read(index: number, id: string): Doc {
-    return this.parse(this.bytes(index, this.offsets[index]!), id)
+    return this.parse(this.bytes(this.offsets[index]!, this.lengths[index]!, this.lengths[index]!), id)
   }
 
   /** The document `id` from its bytes; anything else means the file changed under the store. */
@@ -47,7 +46,7 @@ export class RawDocs {
       doc = undefined
     }
     if (typeof doc !== 'object' || doc === null || (doc as Doc).id !== id) {
-      throw new Error(`${this.file} changed while bula had it open: document "${id}" is no longer where start-up found it.`)
+      throw new Error(`${this.file} changed while bula had it open: document "${id}" is no longer where it was written.`)
     }
     return doc as Doc
   }
@@ -60,9 +59,9 @@ export class RawDocs {
     return (index) => {
       const offset = this.offsets[index]!
       const length = this.lengths[index]!
-      // A reader may live across a compaction (a scan in slices): a window read from the previous file is not reused.
+      // A reader may live across a compaction (a scan in slices): a window read from the previous origin is not reused.
       if (windowOrigin !== this.origin || offset < windowStart || offset + length > windowStart + window.length) {
-        window = this.bytes(index, offset, Math.max(length, WINDOW_BYTES))
+        window = this.bytes(offset, Math.max(length, WINDOW_BYTES), length)
         windowStart = offset
         windowOrigin = this.origin
       }
@@ -70,28 +69,29 @@ export class RawDocs {
     }
   }
 
-  /** After a snapshot holding these documents at `offsets` replaced `file`: read them from there from now on. */
-  moveTo(file: string, offsets: Float64Array): void {
+  /**
+   * After a snapshot replaced `file` holding documents at these spans (by
+   * index): read from it from now on. Every index handed out before is void,
+   * the state having moved each document still as it was to its new index.
+   */
+  replace(file: string, spans: { offsets: number[]; lengths: number[] }): void {
     const fd = openSync(file, 'r')
-    this.closeOrigin()
+    this.close()
     this.fd = fd
     this.file = file
-    this.offsets = Array.from(offsets)
+    this.offsets = spans.offsets
+    this.lengths = spans.lengths
     this.origin++
   }
 
   close(): void {
-    this.closeOrigin()
-  }
-
-  private closeOrigin(): void {
     if (this.fd === null) return
     closeSync(this.fd)
     this.fd = null
   }
 
-  /** `length` bytes from `offset` (fewer only at the end of the file). */
-  private bytes(index: number, offset: number, length = this.lengths[index]!): Buffer {
+  /** Up to `length` bytes from `offset`: fewer only at the end of the file, never fewer than `needed`. */
+  private bytes(offset: number, length: number, needed: number): Buffer {
     if (this.fd === null) throw new Error(`The store ${this.file} is closed.`)
     const buffer = Buffer.allocUnsafe(length)
     let filled = 0
@@ -100,7 +100,7 @@ export class RawDocs {
       if (read === 0) break
       filled += read
     }
-    if (filled < this.lengths[index]!) throw new Error(`${this.file} changed while bula had it open: it is shorter than when it was read.`)
+    if (filled < needed) throw new Error(`${this.file} changed while bula had it open: it is shorter than when it was written.`)
     return buffer.subarray(0, filled)
   }
 }

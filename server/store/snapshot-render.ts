@@ -20,12 +20,19 @@ export interface JournalCoverage {
   sha256: string
 }
 
-/** One collection at the moment of a snapshot: its documents (or, in a lazy collection, the raw ones' indexes) and its group order. */
+/**
+ * A document as a lazy collection holds it: its JSON text (as journalled),
+ * or the index of its text in the origin file (RawDocs), or, read from a
+ * file edited by hand, parsed.
+ */
+export type LazyValue = string | number | Doc
+
+/** One collection at the moment of a snapshot: its documents and its group order. */
 export interface FrozenCollection {
   name: string
   /** Document ids, in map order; only lazy collections need them (a parsed document carries its own). */
   ids: string[] | null
-  values: (Doc | number)[]
+  values: LazyValue[]
   groups: [index: string, keys: [key: string, ids: string[]][]][]
 }
 
@@ -42,22 +49,26 @@ const IDS_PER_PIECE = 10_000
  * is kept as it goes and written last, in `check`.
  */
 export class SnapshotRenderer {
-  private readonly pieces: Generator<string | { raw: number }, void>
+  private readonly pieces: Generator<string | { raw: number } | { lazy: string }, void>
   private crc = 0
   private emitted = 0
   private done = false
   private aborted: string | null = null
   private readonly readRaw: ((index: number) => Buffer) | undefined
-  /** Where each raw document starts in this text, for RawDocs.moveTo once the file is in place. */
-  readonly rawOffsets: Float64Array | null
+  /**
+   * Where each document of a lazy collection is in this text, in rendering
+   * order (collection by collection, in map order): DocumentState.adopt
+   * makes them the documents' new places once the file is in place.
+   */
+  readonly lazySpans: { offsets: number[]; lengths: number[] } = { offsets: [], lengths: [] }
 
   constructor(
-    collections: FrozenCollection[],
+    /** The state as frozen: DocumentState.adopt reads which documents lazySpans are of from it. */
+    readonly collections: readonly FrozenCollection[],
     journal: JournalCoverage,
     raw: RawDocs | null,
   ) {
     this.pieces = renderPieces(collections, journal)
-    this.rawOffsets = raw ? new Float64Array(raw.count) : null
     this.readRaw = raw?.reader()
   }
 
@@ -80,7 +91,7 @@ export class SnapshotRenderer {
     if (this.aborted !== null) throw new Error(this.aborted)
     if (this.done) return null
     const parts: string[] = []
-    /** Raw documents in this chunk: their index, and at which character of the chunk their JSON starts. */
+    /** Lazy documents in this chunk: the characters where each starts and ends. */
     const marks: number[] = []
     let chars = 0
     while (chars < CHUNK_BYTES) {
@@ -91,23 +102,27 @@ export class SnapshotRenderer {
       }
       let piece = step.value
       if (typeof piece !== 'string') {
-        marks.push(piece.raw, chars)
-        piece = this.readRaw!(piece.raw).toString('utf8')
+        piece = 'raw' in piece ? this.readRaw!(piece.raw).toString('utf8') : piece.lazy
+        marks.push(chars, chars + piece.length)
       }
       parts.push(piece)
       chars += piece.length
     }
     const text = parts.join('')
     let chunk = Buffer.from(text)
-    // Characters are bytes in ASCII text; otherwise the text between two raw documents is measured.
+    // Characters are bytes in ASCII text; otherwise what lies between two marks is measured.
     const ascii = chunk.length === text.length
     let atChar = 0
     let atByte = 0
     for (let n = 0; n < marks.length; n += 2) {
-      const mark = marks[n + 1]!
-      atByte += ascii ? mark - atChar : Buffer.byteLength(text.slice(atChar, mark))
-      atChar = mark
-      this.rawOffsets![marks[n]!] = this.emitted + atByte
+      const start = marks[n]!
+      const end = marks[n + 1]!
+      atByte += ascii ? start - atChar : Buffer.byteLength(text.slice(atChar, start))
+      const length = ascii ? end - start : Buffer.byteLength(text.slice(start, end))
+      this.lazySpans.offsets.push(this.emitted + atByte)
+      this.lazySpans.lengths.push(length)
+      atByte += length
+      atChar = end
     }
     if (!this.done) return this.emit(chunk)
     // Everything before the check line is in this chunk now: close it with the check over all of it.
@@ -125,7 +140,7 @@ export class SnapshotRenderer {
   }
 }
 
-function* renderPieces(collections: FrozenCollection[], journal: JournalCoverage): Generator<string | { raw: number }, void> {
+function* renderPieces(collections: readonly FrozenCollection[], journal: JournalCoverage): Generator<string | { raw: number } | { lazy: string }, void> {
   yield SNAPSHOT_HEAD
   for (let c = 0; c < collections.length; c++) {
     const { name, ids, values } = collections[c]!
@@ -138,13 +153,14 @@ function* renderPieces(collections: FrozenCollection[], journal: JournalCoverage
     for (let n = 0; n < values.length; n++) {
       const value = values[n]!
       const comma = n < values.length - 1 ? ',' : ''
-      if (typeof value === 'number') {
-        yield `${DOCUMENT_INDENT}${JSON.stringify(ids![n])}: `
-        yield { raw: value }
-        yield `${comma}\n`
-      } else {
-        yield `${DOCUMENT_INDENT}${JSON.stringify(value.id)}: ${JSON.stringify(value)}${comma}\n`
+      if (ids === null) {
+        yield `${DOCUMENT_INDENT}${JSON.stringify((value as Doc).id)}: ${JSON.stringify(value)}${comma}\n`
+        continue
       }
+      // A lazy collection's document: marked, so that its place in the file is known.
+      yield `${DOCUMENT_INDENT}${JSON.stringify(ids[n])}: `
+      yield typeof value === 'number' ? { raw: value } : { lazy: typeof value === 'string' ? value : JSON.stringify(value) }
+      yield `${comma}\n`
     }
     yield `    }${after}\n`
   }

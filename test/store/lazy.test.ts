@@ -109,4 +109,24 @@ describe('lazy collections', () => {
     expect([...reopened.values('receipts')]).toEqual(Array.from({ length: 2_000 }, (_, n) => receipt(n)).filter((doc) => doc.id !== 'r6'))
     await reopened.close()
   })
+
+  it('leaves in the file what a compaction wrote: documents put since start-up are read back from there, changed ones as changed', async () => {
+    const file = await tempDataFile()
+    const { store } = await openLazy(file, { journalThresholdBytes: 4 * 1024 })
+    for (let n = 0; n < 200; n++) {
+      store.put('receipts', receipt(n))
+      await store.commit()
+    }
+    await store.compacted()
+    // Changed after the snapshot that holds the old version: the new one is what is read.
+    store.put('receipts', { ...receipt(7), body: 'changed' })
+    const read = store.get('receipts', 'r7')!
+    expect(read.body).toBe('changed')
+    // A copy each time: changing what get answered changes nothing stored.
+    read.body = 'scribbled'
+    expect(store.get('receipts', 'r7')?.body).toBe('changed')
+    expect(store.get('receipts', 'r150')).toEqual(receipt(150))
+    expect([...store.values('receipts')].filter((doc) => doc.id !== 'r7')).toEqual(Array.from({ length: 200 }, (_, n) => receipt(n)).filter((doc) => doc.id !== 'r7'))
+    await store.close()
+  })
 })
