@@ -38,6 +38,8 @@ export interface FrozenCollection {
 
 /** About this many bytes per chunk handed to the file: a chunk takes a few milliseconds to render, so requests are served between chunks. */
 const CHUNK_BYTES = 512 * 1024
+/** Text up to this long is written byte by byte when it is ASCII: cheaper than a call into Node for an id or a comma. */
+const SHORT_TEXT = 128
 /** Group ids per piece of text, so a group of 300,000 ids is not one long JSON.stringify. */
 const IDS_PER_PIECE = 10_000
 
@@ -55,6 +57,8 @@ export class SnapshotRenderer {
   private done = false
   private aborted: string | null = null
   private readonly readRaw: ((index: number) => Buffer) | undefined
+  /** The chunk being rendered: one buffer, reused. */
+  private out = Buffer.allocUnsafe(2 * CHUNK_BYTES)
   /**
    * Where each document of a lazy collection is in this text, in rendering
    * order (collection by collection, in map order): DocumentState.adopt
@@ -83,58 +87,70 @@ export class SnapshotRenderer {
   }
 
   /**
-   * The next chunk of the text, or null when all of it was handed out.
-   * Pieces are gathered as strings and encoded once per chunk: one
-   * Buffer.write per document cost more than rendering the document.
+   * The next chunk of the text, or null when all of it was handed out. The
+   * chunk is a view of one buffer the renderer reuses: it is valid until the
+   * next call (DurableTextFile writes each before asking for the next).
+   * Documents left in the origin file are copied as bytes.
    */
   next(): Buffer | null {
     if (this.aborted !== null) throw new Error(this.aborted)
     if (this.done) return null
-    const parts: string[] = []
-    /** Lazy documents in this chunk: the characters where each starts and ends. */
-    const marks: number[] = []
-    let chars = 0
-    while (chars < CHUNK_BYTES) {
+    let used = 0
+    while (used < CHUNK_BYTES) {
       const step = this.pieces.next()
       if (step.done) {
         this.done = true
         break
       }
-      let piece = step.value
-      if (typeof piece !== 'string') {
-        piece = 'raw' in piece ? this.readRaw!(piece.raw).toString('utf8') : piece.lazy
-        marks.push(chars, chars + piece.length)
+      const piece = step.value
+      if (typeof piece === 'string') {
+        used = this.write(piece, used)
+        continue
       }
-      parts.push(piece)
-      chars += piece.length
+      // A lazy collection's document: where it lands is where it will be read from.
+      const start = used
+      if ('raw' in piece) {
+        const bytes = this.readRaw!(piece.raw)
+        this.room(used, bytes.length)
+        used += bytes.copy(this.out, used)
+      } else used = this.write(piece.lazy, used)
+      this.lazySpans.offsets.push(this.emitted + start)
+      this.lazySpans.lengths.push(used - start)
     }
-    const text = parts.join('')
-    let chunk = Buffer.from(text)
-    // Characters are bytes in ASCII text; otherwise what lies between two marks is measured.
-    const ascii = chunk.length === text.length
-    let atChar = 0
-    let atByte = 0
-    for (let n = 0; n < marks.length; n += 2) {
-      const start = marks[n]!
-      const end = marks[n + 1]!
-      atByte += ascii ? start - atChar : Buffer.byteLength(text.slice(atChar, start))
-      const length = ascii ? end - start : Buffer.byteLength(text.slice(start, end))
-      this.lazySpans.offsets.push(this.emitted + atByte)
-      this.lazySpans.lengths.push(length)
-      atByte += length
-      atChar = end
+    if (this.done) {
+      // Everything before the check line is in this chunk now: close it with the check over all of it.
+      const crc = crc32(this.out.subarray(0, used), this.crc)
+      used = this.write(`${CHECK_LINE_START}${JSON.stringify({ bytes: this.emitted + used, crc32: crc })}\n}\n`, used)
     }
-    if (!this.done) return this.emit(chunk)
-    // Everything before the check line is in this chunk now: close it with the check over all of it.
-    this.crc = crc32(chunk, this.crc)
-    const check = `${CHECK_LINE_START}${JSON.stringify({ bytes: this.emitted + chunk.length, crc32: this.crc })}\n}\n`
-    chunk = Buffer.concat([chunk, Buffer.from(check)])
-    this.emitted += chunk.length
-    return chunk
+    return this.emit(this.out.subarray(0, used))
+  }
+
+  /** Writes `text` as UTF-8 at `at`; answers where it ends. Short ASCII text (ids, commas) without a call into Node. */
+  private write(text: string, at: number): number {
+    this.room(at, text.length * 3)
+    const out = this.out
+    if (text.length <= SHORT_TEXT) {
+      let n = 0
+      for (; n < text.length; n++) {
+        const code = text.charCodeAt(n)
+        if (code >= 0x80) break
+        out[at + n] = code
+      }
+      if (n === text.length) return at + n
+    }
+    return at + out.write(text, at)
+  }
+
+  /** Makes room for `bytes` more after `used`, keeping what is there. */
+  private room(used: number, bytes: number): void {
+    if (used + bytes <= this.out.length) return
+    const bigger = Buffer.allocUnsafe(Math.max(this.out.length * 2, used + bytes))
+    this.out.copy(bigger, 0, 0, used)
+    this.out = bigger
   }
 
   private emit(chunk: Buffer): Buffer {
-    this.crc = crc32(chunk, this.crc)
+    if (!this.done) this.crc = crc32(chunk, this.crc)
     this.emitted += chunk.length
     return chunk
   }
