@@ -41,7 +41,7 @@ export class BulaStore<S extends Schema> implements Store<S> {
     // the journal's, and what a lazy collection keeps instead of the object.
     const json = JSON.stringify(doc)
     this.state.put(collection, doc, json)
-    writer.record(`["put",${JSON.stringify(collection)},${JSON.stringify(doc.id)},${json}]`)
+    writer.record(`["put",${JSON.stringify(collection)},${JSON.stringify(doc.id)},${json}]`, this.state.isLazy(collection) ? { collection, id: doc.id, json } : undefined)
   }
 
   delete<C extends keyof S & string>(collection: C, id: string): void {

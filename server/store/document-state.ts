@@ -1,5 +1,5 @@
-import { openSync } from 'node:fs'
 import { RawDocs } from './raw-docs.js'
+import type { Spans } from './snapshot-file.js'
 import { SnapshotRenderer, type FrozenCollection, type JournalCoverage, type LazyValue } from './snapshot-render.js'
 import type { Doc, IndexSpec, KeyFn, Schema } from './types.js'
 
@@ -36,8 +36,17 @@ export interface LoadedSnapshot {
    * group order agrees with its documents and need not be checked against them.
    */
   intact?: boolean
-  /** Where the documents left unparsed are, in the file the snapshot was read from. */
-  raw?: RawDocs
+  /** Where the documents left unparsed (a number in their map: an index here) are in the file. */
+  spans?: Spans
+}
+
+/** A document of a lazy collection now in a journal line: its text as put, and where the line put it. */
+export interface Placement {
+  collection: string
+  id: string
+  json: string
+  offset: number
+  length: number
 }
 
 interface UniqueIndex {
@@ -72,7 +81,10 @@ const NO_IDS: readonly string[] = Object.freeze([])
 /** The whole database in memory: documents by id plus the unique and group indexes. */
 export class DocumentState {
   private readonly collections = new Map<string, Collection>()
-  private raw: RawDocs | null = null
+  /** Where documents of lazy collections are on disk: entries in the last snapshot and in the journal. */
+  private readonly raw = new RawDocs()
+  private journalOrigin: number | null = null
+  private snapshotOrigin: number | null = null
 
   constructor(names: readonly string[], indexes: IndexSpec<Schema> = {}, lazy: readonly string[] = []) {
     for (const name of names) {
@@ -87,6 +99,10 @@ export class DocumentState {
       }
       this.collections.set(name, collection)
     }
+  }
+
+  isLazy(name: string): boolean {
+    return this.declared(name).lazy
   }
 
   /** Collections whose documents start-up may leave unparsed until first read. */
@@ -129,15 +145,44 @@ export class DocumentState {
     return settledGroup(groups, key) ?? NO_IDS
   }
 
-  /** `json` is the document's JSON text, which a lazy collection keeps instead of the object. */
+  /** `json` is the document's JSON text, which a lazy collection keeps instead of the object until it is on disk. */
   put(name: string, doc: Doc, json?: string): void {
     const collection = this.declared(name)
+    this.release(collection.docs.get(doc.id))
     putInto(collection, doc, collection.lazy && json !== undefined ? json : doc)
   }
 
   /** True when the document existed. */
   delete(name: string, id: string): boolean {
-    return deleteFrom(this.declared(name), id)
+    const collection = this.declared(name)
+    this.release(collection.docs.get(id))
+    return deleteFrom(collection, id)
+  }
+
+  /**
+   * Journal lines are on disk: their documents of lazy collections, where
+   * still as put, are read from there from now on, and leave memory.
+   */
+  placed(placements: readonly Placement[]): void {
+    if (this.journalOrigin === null) return
+    for (const { collection, id, json, offset, length } of placements) {
+      const { docs } = this.collections.get(collection)!
+      if (docs.get(id) === json) docs.set(id, this.raw.add(this.journalOrigin, offset, length))
+    }
+  }
+
+  /** The journal file whose lines placed() points into, opened for reading. */
+  readJournal(file: string): void {
+    if (this.lazyNames().size > 0) this.journalOrigin = this.raw.openOrigin(file)
+  }
+
+  /** The journal was replaced by its part after `prefix` (a compaction): entries in it move with it. */
+  journalSwapped(file: string, prefix: number): void {
+    if (this.journalOrigin === null) return
+    const origin = this.raw.openOrigin(file)
+    this.raw.rebase(this.journalOrigin, origin, prefix)
+    this.journalOrigin = origin
+    this.raw.settle(this.origins())
   }
 
   /**
@@ -146,16 +191,22 @@ export class DocumentState {
    */
   replayPut(name: string, doc: Doc): void {
     const collection = this.anyCollection(name)
+    this.release(collection.docs.get(doc.id))
     putInto(collection, doc, collection.lazy ? JSON.stringify(doc) : doc)
   }
 
   replayDelete(name: string, id: string): void {
-    deleteFrom(this.anyCollection(name), id)
+    const collection = this.anyCollection(name)
+    this.release(collection.docs.get(id))
+    deleteFrom(collection, id)
   }
 
-  /** Fills an empty state from a snapshot; groups keep their saved order. */
-  load(data: LoadedSnapshot): void {
-    this.raw = data.raw ?? null
+  /** Fills an empty state from a snapshot (read through `fd`, which it keeps if documents are left in it); groups keep their saved order. */
+  load(data: LoadedSnapshot, file: string, fd: number): void {
+    if (data.spans) {
+      this.snapshotOrigin = this.raw.openOrigin(file, fd)
+      for (let index = 0; index < data.spans.offsets.length; index++) this.raw.add(this.snapshotOrigin, data.spans.offsets[index]!, data.spans.lengths[index]!)
+    }
     for (const [name, docs] of data.collections) {
       const collection = this.anyCollection(name)
       if (collection.docs.size === 0) collection.docs = docs
@@ -186,43 +237,67 @@ export class DocumentState {
         groups: [...collection.groups].map(([index, group]) => [index, settledGroups(group)]),
       })
     }
-    return new SnapshotRenderer(frozen, journal, this.raw)
+    return new SnapshotRenderer(frozen, journal, this.raw.reader())
   }
 
   /**
    * After `renderer`'s snapshot replaced the file: every document of a lazy
-   * collection still as it was when frozen is left in the file from now on
-   * (memory keeps only where it is), and the file becomes the origin.
+   * collection still as it was when frozen is read from the new snapshot
+   * from now on, and the file becomes the origin. An entry only moves (no
+   * map is touched for it); a document kept as text since the previous
+   * snapshot gets an entry.
    */
   adopt(file: string, renderer: SnapshotRenderer): void {
-    const spans = renderer.lazySpans
-    if (spans.offsets.length === 0 && this.raw === null) return
+    const { offsets, lengths } = renderer.lazySpans
+    if (offsets.length === 0 && this.snapshotOrigin === null) return
+    const origin = this.raw.openOrigin(file)
+    const covered = renderer.journal.bytes
     let slot = 0
     for (const frozen of renderer.collections) {
       if (frozen.ids === null) continue
       const { docs } = this.collections.get(frozen.name)!
       for (let n = 0; n < frozen.ids.length; n++, slot++) {
+        const value = frozen.values[n]!
+        if (typeof value === 'number') {
+          this.raw.point(value, origin, offsets[slot]!, lengths[slot]!)
+          continue
+        }
         const id = frozen.ids[n]!
-        if (docs.get(id) === frozen.values[n]) docs.set(id, slot)
+        const now = docs.get(id)
+        if (now === value) docs.set(id, this.raw.add(origin, offsets[slot]!, lengths[slot]!))
+        // Text when frozen, placed in the journal since: by the line the snapshot holds, so the same document.
+        else if (typeof now === 'number' && this.journalOrigin !== null && this.raw.before(now, this.journalOrigin, covered)) {
+          this.raw.point(now, origin, offsets[slot]!, lengths[slot]!)
+        }
       }
     }
-    if (this.raw) this.raw.replace(file, spans)
-    else this.raw = new RawDocs(file, openSync(file, 'r'), spans)
+    this.snapshotOrigin = origin
+    this.raw.settle(this.origins())
+  }
+
+  /** The origins entries may point at now: the last snapshot and the journal. */
+  private origins(): number[] {
+    return [this.snapshotOrigin, this.journalOrigin].filter((origin): origin is number => origin !== null)
+  }
+
+  /** A document of a lazy collection replaced or deleted: its entry is no longer needed. */
+  private release(value: Stored | undefined): void {
+    if (typeof value === 'number') this.raw.release(value)
   }
 
   close(): void {
-    this.raw?.close()
+    this.raw.close()
   }
 
   /** A stored document as an object: parsed from its text or from the file if it is kept so. */
   private parsed(id: string, value: Stored): Doc {
-    if (typeof value === 'number') return this.raw!.read(value, id)
+    if (typeof value === 'number') return this.raw.read(value, id)
     return typeof value === 'string' ? (JSON.parse(value) as Doc) : value
   }
 
   private *parsedValues(docs: Map<string, Stored>): Generator<Doc, undefined> {
-    const read = this.raw?.reader()
-    for (const [id, value] of docs) yield typeof value === 'number' ? this.raw!.parse(read!(value), id) : this.parsed(id, value)
+    const read = this.raw.reader()
+    for (const [id, value] of docs) yield typeof value === 'number' ? this.raw.parse(read(value), id) : this.parsed(id, value)
     return undefined
   }
 

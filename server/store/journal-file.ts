@@ -23,9 +23,12 @@ export function journalFileOf(file: string): string {
 /** One change as the journal stores it: whole documents, so replaying it twice is harmless. */
 export type JournalOp = ['put', string, string, Doc] | ['del', string, string]
 
+/** How every journal line starts; its ops follow, then `]}` and the newline. */
+export const LINE_HEAD = '{"v":1,"ops":['
+
 /** The line of one commit group, built from ops serialized when they were made. */
-export function journalLine(ops: readonly string[]): Buffer {
-  return Buffer.from(`{"v":1,"ops":[${ops.join(',')}]}\n`)
+export function journalText(ops: readonly string[]): string {
+  return `${LINE_HEAD}${ops.join(',')}]}\n`
 }
 
 /**
@@ -107,11 +110,11 @@ export class JournalFile {
    * what was appended since (docs/storage.md, "Compaction"): the rest is
    * copied to `<journal>.tmp` while appends go on; then, with appends held
    * by `exclusive`, what came meanwhile is copied too, the copy is synced and
-   * renamed over the journal, and appends continue in it. A crash before the
+   * renamed over the journal (`renamed` is told), and appends continue in it. A crash before the
    * rename leaves the whole journal, whose prefix the snapshot's coverage
    * skips; after it, only lines the snapshot does not hold.
    */
-  async dropPrefix(prefix: number, exclusive: (task: () => Promise<void>) => Promise<void>): Promise<void> {
+  async dropPrefix(prefix: number, exclusive: (task: () => Promise<void>) => Promise<void>, renamed: () => void): Promise<void> {
     const temp = tempFileOf(this.path)
     await rm(temp, { force: true })
     const copy = await open(temp, 'wx', 0o600)
@@ -137,6 +140,7 @@ export class JournalFile {
         this.bytes = copied - prefix
         this.hash = hash
         this.torn = false
+        renamed()
         this.handle = await this.reopen()
         await syncDirectory(path.dirname(this.path))
       })

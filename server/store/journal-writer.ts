@@ -1,6 +1,7 @@
 import { messageOf } from './error-info.js'
 import type { FileLock } from './file-lock.js'
-import { journalLine, type JournalFile } from './journal-file.js'
+import type { Placement } from './document-state.js'
+import { journalText, LINE_HEAD, type JournalFile } from './journal-file.js'
 import type { JournalCoverage, SnapshotRenderer } from './snapshot-render.js'
 import { StoreWriteError } from './types.js'
 
@@ -10,6 +11,10 @@ export interface JournalWriterOptions {
   freeze: (journal: JournalCoverage) => SnapshotRenderer
   /** Renders and replaces the snapshot file atomically and durably. */
   writeSnapshot: (renderer: SnapshotRenderer) => Promise<void>
+  /** A line is on disk: where in the journal the documents recorded with a placement are. */
+  placed: (placements: Placement[]) => void
+  /** The journal now holds only what followed its first `prefix` bytes (a compaction swapped it). */
+  journalSwapped: (prefix: number) => void
   snapshotFile: string
   /** The journal size that triggers compaction, given the size of the last snapshot. */
   thresholdBytes: (snapshotBytes: number) => number
@@ -42,6 +47,8 @@ interface Compaction {
  */
 export class JournalWriter {
   private pending: string[] = []
+  /** Documents of lazy collections among `pending`, by op index, to place once their line is on disk. */
+  private toPlace: PendingPlacement[] = []
   /** The commits waiting for the ops in `pending`, which the next write takes. */
   private next: Batch | null = null
   /** The commits waiting for the write on its way to the disk. */
@@ -63,7 +70,9 @@ export class JournalWriter {
     this.snapshotBytes = options.snapshotBytes
   }
 
-  record(op: string): void {
+  /** An op to write; `placement` names the document a lazy collection wants to read from the journal once it is there. */
+  record(op: string, placement?: Omit<PendingPlacement, 'op'>): void {
+    if (placement) this.toPlace.push({ ...placement, op: this.pending.length })
     this.pending.push(op)
   }
 
@@ -148,8 +157,11 @@ export class JournalWriter {
   private async write(batch: Batch): Promise<void> {
     const { journal } = this.options
     const ops = this.pending
+    const toPlace = this.toPlace
     this.pending = []
-    const line = journalLine(ops)
+    this.toPlace = []
+    const text = journalText(ops)
+    const line = Buffer.from(text)
     const grownSize = journal.size + line.length
     const thresholdBytes = this.options.thresholdBytes(this.snapshotBytes)
     // Frozen now, while memory holds exactly the journal plus this line, and
@@ -159,11 +171,13 @@ export class JournalWriter {
     const covered = compact ? journal.coverage(line) : null
     const renderer = covered ? this.options.freeze(covered) : null
     this.inFlight = batch
+    const start = journal.size
     try {
       await journal.append(line)
     } catch (error) {
       // Back in front of what came since: the next commit writes them again, in order.
       this.pending = ops.concat(this.pending)
+      this.toPlace = toPlace.concat(this.toPlace.map((placement) => ({ ...placement, op: placement.op + ops.length })))
       const reason = `Could not write ${journal.path} (${messageOf(error)}); the changes are not durable, and the next commit tries again.`
       // Logged once here, however many requests the refused write carried.
       this.options.warn(`storage error: ${reason}`)
@@ -172,6 +186,7 @@ export class JournalWriter {
     } finally {
       this.inFlight = null
     }
+    if (toPlace.length > 0) this.options.placed(placements(text, line, ops, toPlace, start))
     batch.resolve()
     if (renderer && covered) this.compaction = { renderer, done: this.compact(renderer, covered) }
   }
@@ -180,7 +195,7 @@ export class JournalWriter {
   private async compact(renderer: SnapshotRenderer, covered: JournalCoverage): Promise<void> {
     try {
       await this.writeSnapshot(renderer)
-      await this.options.journal.dropPrefix(covered.bytes, (task) => this.exclusive(task))
+      await this.options.journal.dropPrefix(covered.bytes, (task) => this.exclusive(task), () => this.options.journalSwapped(covered.bytes))
     } catch (error) {
       if (!this.closing) this.compactionFailed(error)
     } finally {
@@ -199,6 +214,38 @@ export class JournalWriter {
     this.compactAt = journal.size + thresholdBytes
     warn(`Could not compact ${snapshotFile} (${messageOf(error)}); ${journal.path} keeps every change, and compaction is tried again after another ${thresholdBytes} bytes.`)
   }
+}
+
+interface PendingPlacement {
+  collection: string
+  id: string
+  json: string
+  /** Index of its op in the batch. */
+  op: number
+}
+
+/**
+ * Where in the journal each document ends up, from the line's text: a put
+ * op ends with the document's JSON and `]`. The line starting at byte
+ * `start` of the journal; characters are bytes in ASCII text.
+ */
+function placements(text: string, line: Buffer, ops: readonly string[], toPlace: readonly PendingPlacement[], start: number): Placement[] {
+  const ascii = line.length === text.length
+  const bytes = (from: number, to: number): number => (ascii ? to - from : Buffer.byteLength(text.slice(from, to)))
+  const placed: Placement[] = []
+  let op = 0
+  let opChar = LINE_HEAD.length
+  let opByte = LINE_HEAD.length
+  for (const { collection, id, json, op: index } of toPlace) {
+    for (; op < index; op++) {
+      const next = opChar + ops[op]!.length + 1
+      opByte += bytes(opChar, next)
+      opChar = next
+    }
+    const jsonChar = opChar + ops[index]!.length - 1 - json.length
+    placed.push({ collection, id, json, offset: start + opByte + bytes(opChar, jsonChar), length: bytes(jsonChar, jsonChar + json.length) })
+  }
+  return placed
 }
 
 function newBatch(): Batch {

@@ -78,9 +78,9 @@ async function openFiles<S extends Schema>(
     if (content && content.size > 0) data = parseSnapshot(content, file, LAZY_SUPPORTED ? state.lazyNames() : undefined)
   } finally {
     // Kept open only while documents are left unparsed in it.
-    if (content && !data?.raw) closeSync(content.fd)
+    if (content && !data?.spans) closeSync(content.fd)
   }
-  if (data) state.load(data)
+  if (data) state.load(data, file, content!.fd)
   const snapshotLength = content?.size ?? 0
   const journalPath = journalFileOf(file)
   const existingJournal = await readIfExists(journalPath)
@@ -131,9 +131,12 @@ async function openFiles<S extends Schema>(
     throw error
   }
   const journal = new JournalFile(journalPath, handle, flags !== 'a', openJournal)
+  state.readJournal(journalPath)
   const writer = new JournalWriter({
     journal,
     freeze: (covered) => state.freeze(covered),
+    placed: (placements) => state.placed(placements),
+    journalSwapped: (prefix) => state.journalSwapped(journalPath, prefix),
     writeSnapshot,
     snapshotFile: file,
     thresholdBytes: thresholdOf(options.journalThresholdBytes),

@@ -7,7 +7,6 @@ import { crc32 } from 'node:zlib'
 import type { LoadedSnapshot, SnapshotData } from './document-state.js'
 import { errorCode } from './error-info.js'
 import { LineSource } from './line-source.js'
-import { RawDocs } from './raw-docs.js'
 import { CHECK_LINE_START, DOCUMENT_INDENT, SNAPSHOT_HEAD, SnapshotRenderer, type JournalCoverage } from './snapshot-render.js'
 import { StoreOpenError, type Doc } from './types.js'
 
@@ -105,7 +104,8 @@ export async function syncDirectory(directory: string): Promise<void> {
  * document); any other valid JSON (a file edited or reformatted by hand)
  * takes the general path, with the same result. In an intact file (its
  * `check` matches), documents of the collections named in `lazy` are left
- * unparsed in the file (`raw` reads them from `fd` when they are needed).
+ * unparsed in the file: their map holds an index into `spans`, where each
+ * one's JSON is in the file.
  */
 export function parseSnapshot(input: Buffer | string | SnapshotContent, file: string, lazy?: ReadonlySet<string>): LoadedSnapshot {
   const content: Source =
@@ -118,6 +118,12 @@ export function parseSnapshot(input: Buffer | string | SnapshotContent, file: st
   const collections = new Map<string, Map<string, Doc>>()
   for (const [name, docs] of Object.entries(data.collections)) collections.set(name, new Map(Object.entries(docs)))
   return { collections, groups: data.groups, journal: data.journal }
+}
+
+/** Where documents are in a file: their JSON's offset and length, by index. */
+export interface Spans {
+  offsets: number[]
+  lengths: number[]
 }
 
 /** A snapshot to parse: read through `fd`, or held in `bytes`. */
@@ -210,7 +216,7 @@ function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | 
   const source = new LineSource(content.fd, 0, content.size, checksum, content.bytes ?? undefined)
   for (const expected of HEAD_LINES) if (!source.next() || source.text() !== expected) return null
   const collections = new Map<string, Map<string, Doc | number>>()
-  const raw = check && lazy && content.fd !== null ? new RawDocs(file, content.fd) : null
+  const spans: Spans | null = check && lazy ? { offsets: [], lengths: [] } : null
   const unparsed: Map<string, Doc | number>[] = []
   let more = true
   let first = true
@@ -233,12 +239,13 @@ function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | 
       const intact = check !== null && crc === check.crc32
       const loaded: LoadedSnapshot = { collections, groups: tail.groups, journal: tail.journal, intact }
       if (unparsed.length === 0) return loaded
-      if (intact) return { ...loaded, raw: raw! }
+      if (intact) return { ...loaded, spans: spans! }
       // Not as written after all: the located documents are parsed and checked now, like every other.
-      const read = raw!.reader()
       for (const docs of unparsed) {
         for (const [id, index] of docs) {
-          const doc = parseJson(read(index as number).toString('utf8'))
+          const at = spans!.offsets[index as number]!
+          const bytes = content.bytes ? content.bytes.subarray(at, at + spans!.lengths[index as number]!) : readRange(content.fd!, at, at + spans!.lengths[index as number]!)
+          const doc = parseJson(bytes.toString('utf8'))
           if (!isDoc(doc, id)) return null
           docs.set(id, doc)
         }
@@ -256,8 +263,8 @@ function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | 
       collections.set(name, new Map())
       continue
     }
-    const locate = raw !== null && lazy!.has(name)
-    const docs = readDocuments(source, locate ? raw : null)
+    const locate = spans !== null && lazy!.has(name)
+    const docs = readDocuments(source, locate ? spans : null)
     if (!docs) return null
     if (locate) unparsed.push(docs)
     collections.set(name, docs)
@@ -268,10 +275,10 @@ function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | 
 /**
  * Document lines from the next line on, until a line that is not one (left
  * current: the collection's closing line, checked to be one). Null if any
- * line is not exactly a document line. With `raw`, documents are located
+ * line is not exactly a document line. With `spans`, documents are located
  * there instead of parsed (a lazy collection).
  */
-function readDocuments(source: LineSource, raw: RawDocs | null): Map<string, Doc | number> | null {
+function readDocuments(source: LineSource, spans: Spans | null): Map<string, Doc | number> | null {
   const docs = new Map<string, Doc | number>()
   let docMore = true
   let docFirst = true
@@ -289,8 +296,9 @@ function readDocuments(source: LineSource, raw: RawDocs | null): Map<string, Doc
     const member = documentLine(bytes, start, docMore ? end - 1 : end)
     if (!member) return null
     const [id, jsonStart, jsonEnd] = member
-    if (raw) {
-      docs.set(id, raw.add(source.offset + jsonStart - start, jsonEnd - jsonStart))
+    if (spans) {
+      spans.offsets.push(source.offset + jsonStart - start)
+      docs.set(id, spans.lengths.push(jsonEnd - jsonStart) - 1)
       continue
     }
     const doc = parseJson(bytes.toString('utf8', jsonStart, jsonEnd))

@@ -1,5 +1,4 @@
 import { crc32 } from 'node:zlib'
-import type { RawDocs } from './raw-docs.js'
 import type { Doc } from './types.js'
 
 /** The first lines of every snapshot this code writes (docs/storage.md, "Snapshot"); start-up reads such files line by line. */
@@ -56,7 +55,6 @@ export class SnapshotRenderer {
   private emitted = 0
   private done = false
   private aborted: string | null = null
-  private readonly readRaw: ((index: number) => Buffer) | undefined
   /** The chunk being rendered: one buffer, reused. */
   private out = Buffer.allocUnsafe(2 * CHUNK_BYTES)
   /**
@@ -69,11 +67,12 @@ export class SnapshotRenderer {
   constructor(
     /** The state as frozen: DocumentState.adopt reads which documents lazySpans are of from it. */
     readonly collections: readonly FrozenCollection[],
-    journal: JournalCoverage,
-    raw: RawDocs | null,
+    /** The part of the journal this state contains. */
+    readonly journal: JournalCoverage,
+    /** Reads the bytes of a document a lazy collection keeps on disk (RawDocs.reader). */
+    private readonly readRaw: (index: number) => Buffer,
   ) {
     this.pieces = renderPieces(collections, journal)
-    this.readRaw = raw?.reader()
   }
 
   /** Total bytes handed out so far; the whole length once next() answered null. */
@@ -110,7 +109,7 @@ export class SnapshotRenderer {
       // A lazy collection's document: where it lands is where it will be read from.
       const start = used
       if ('raw' in piece) {
-        const bytes = this.readRaw!(piece.raw)
+        const bytes = this.readRaw(piece.raw)
         this.room(used, bytes.length)
         used += bytes.copy(this.out, used)
       } else used = this.write(piece.lazy, used)

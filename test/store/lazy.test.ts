@@ -129,4 +129,40 @@ describe('lazy collections', () => {
     expect([...store.values('receipts')].filter((doc) => doc.id !== 'r7')).toEqual(Array.from({ length: 200 }, (_, n) => receipt(n)).filter((doc) => doc.id !== 'r7'))
     await store.close()
   })
+
+  it('reads a document from its journal line once that is on disk, not from memory', async () => {
+    const file = await tempDataFile()
+    const { store } = await openLazy(file)
+    store.put('receipts', receipt(1))
+    await store.commit()
+    // Changed in place under the open store: what is read shows where it comes from.
+    const journal = await readFile(`${file}.journal`, 'utf8')
+    const handle = await open(`${file}.journal`, 'r+')
+    await handle.write(journal.replace('"id":"r1"', '"id":"r9"'), 0)
+    await handle.close()
+    expect(() => store.get('receipts', 'r1')).toThrow(/changed while bula had it open: document "r1"/)
+    await store.close().catch(() => undefined)
+  })
+
+  it('keeps reading documents put while compactions run, from the journal that replaced the old one', async () => {
+    const file = await tempDataFile()
+    const { store } = await openLazy(file, { journalThresholdBytes: 16 * 1024 })
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, worker) => {
+        for (let n = 0; n < 150; n++) {
+          store.put('receipts', receipt(worker * 1_000 + n))
+          await store.commit()
+          // Read back at once, whatever the compactions did meanwhile.
+          expect(store.get('receipts', `r${worker * 1_000 + n}`)).toEqual(receipt(worker * 1_000 + n))
+        }
+      }),
+    )
+    await store.compacted()
+    for (let worker = 0; worker < 8; worker++) {
+      for (let n = 0; n < 150; n++) expect(store.get('receipts', `r${worker * 1_000 + n}`)).toEqual(receipt(worker * 1_000 + n))
+    }
+    expect(store.size('receipts')).toBe(1_200)
+    if (process.platform === 'linux') expect(await openDeletedFiles(file)).toEqual([])
+    await store.close()
+  })
 })
