@@ -59,7 +59,12 @@ interface UniqueIndex {
 interface GroupIndex {
   readonly keyOf: KeyFn<Doc>
   readonly idsByKey: Map<string, string[]>
-  readonly keyById: Map<string, string>
+  /**
+   * The key each document joined its group with. Not kept in a lazy
+   * collection: no caller holds its stored documents (get answers copies),
+   * so the stored document itself says which group it is in.
+   */
+  readonly keyById: Map<string, string> | null
   /**
    * Ids that left a group since it was last read, applied in one pass when it
    * is read next: removing from the front of a 100,000-id array one id at a
@@ -95,7 +100,7 @@ export class DocumentState {
         collection.unique.set(index, { keyOf, idByKey: new Map(), keyById: new Map() })
       }
       for (const [index, keyOf] of Object.entries(indexes.groups?.[name] ?? {})) {
-        collection.groups.set(index, { keyOf, idsByKey: new Map(), keyById: new Map(), left: new Map() })
+        collection.groups.set(index, { keyOf, idsByKey: new Map(), keyById: collection.lazy ? null : new Map(), left: new Map() })
       }
       this.collections.set(name, collection)
     }
@@ -148,15 +153,26 @@ export class DocumentState {
   /** `json` is the document's JSON text, which a lazy collection keeps instead of the object until it is on disk. */
   put(name: string, doc: Doc, json?: string): void {
     const collection = this.declared(name)
-    this.release(collection.docs.get(doc.id))
-    putInto(collection, doc, collection.lazy && json !== undefined ? json : doc)
+    const before = this.before(collection, doc.id)
+    putInto(collection, doc, collection.lazy && json !== undefined ? json : doc, before)
   }
 
   /** True when the document existed. */
   delete(name: string, id: string): boolean {
     const collection = this.declared(name)
-    this.release(collection.docs.get(id))
-    return deleteFrom(collection, id)
+    return deleteFrom(collection, id, this.before(collection, id))
+  }
+
+  /**
+   * What is stored under `id` before it changes: its entry is released, and
+   * in a lazy collection with groups the document says which group it leaves.
+   */
+  private before(collection: Collection, id: string): Doc | undefined {
+    const value = collection.docs.get(id)
+    if (value === undefined) return undefined
+    const doc = collection.lazy && collection.groups.size > 0 ? this.parsed(id, value) : undefined
+    if (typeof value === 'number') this.raw.release(value)
+    return doc
   }
 
   /**
@@ -191,14 +207,13 @@ export class DocumentState {
    */
   replayPut(name: string, doc: Doc): void {
     const collection = this.anyCollection(name)
-    this.release(collection.docs.get(doc.id))
-    putInto(collection, doc, collection.lazy ? JSON.stringify(doc) : doc)
+    const before = this.before(collection, doc.id)
+    putInto(collection, doc, collection.lazy ? JSON.stringify(doc) : doc, before)
   }
 
   replayDelete(name: string, id: string): void {
     const collection = this.anyCollection(name)
-    this.release(collection.docs.get(id))
-    deleteFrom(collection, id)
+    deleteFrom(collection, id, this.before(collection, id))
   }
 
   /** Fills an empty state from a snapshot (read through `fd`, which it keeps if documents are left in it); groups keep their saved order. */
@@ -280,11 +295,6 @@ export class DocumentState {
     return [this.snapshotOrigin, this.journalOrigin].filter((origin): origin is number => origin !== null)
   }
 
-  /** A document of a lazy collection replaced or deleted: its entry is no longer needed. */
-  private release(value: Stored | undefined): void {
-    if (typeof value === 'number') this.raw.release(value)
-  }
-
   close(): void {
     this.raw.close()
   }
@@ -321,20 +331,31 @@ function emptyCollection(lazy: boolean): Collection {
   return { docs: new Map(), lazy, unique: new Map(), groups: new Map() }
 }
 
-/** Puts `doc` as `stored` (the document itself, or in a lazy collection its text); indexes read the document. */
-function putInto(collection: Collection, doc: Doc, stored: Stored): void {
+/** The key a stored document has in a group index, or undefined when it is not stored. */
+function keyIn(index: GroupIndex, id: string, before: Doc | undefined): string | undefined {
+  if (index.keyById) return index.keyById.get(id)
+  return before === undefined ? undefined : index.keyOf(before)
+}
+
+/**
+ * Puts `doc` as `stored` (the document itself, or in a lazy collection its
+ * text); indexes read the document. `before` is the document it replaces,
+ * in a lazy collection with groups.
+ */
+function putInto(collection: Collection, doc: Doc, stored: Stored, before?: Doc): void {
+  const existed = collection.docs.has(doc.id)
   collection.docs.set(doc.id, stored)
   for (const index of collection.unique.values()) setUnique(index, doc.id, index.keyOf(doc))
   for (const index of collection.groups.values()) {
     const key = index.keyOf(doc)
-    const previousKey = index.keyById.get(doc.id)
+    const previousKey = existed ? keyIn(index, doc.id, before) : undefined
     if (previousKey === key) continue
     if (previousKey !== undefined) leaveGroup(index, previousKey, doc.id)
     joinGroup(index, key, doc.id)
   }
 }
 
-function deleteFrom(collection: Collection, id: string): boolean {
+function deleteFrom(collection: Collection, id: string, before?: Doc): boolean {
   if (!collection.docs.delete(id)) return false
   for (const index of collection.unique.values()) {
     const key = index.keyById.get(id)
@@ -342,7 +363,7 @@ function deleteFrom(collection: Collection, id: string): boolean {
     if (key !== undefined && index.idByKey.get(key) === id) index.idByKey.delete(key)
   }
   for (const index of collection.groups.values()) {
-    const key = index.keyById.get(id)
+    const key = keyIn(index, id, before)
     if (key !== undefined) leaveGroup(index, key, id)
   }
   return true
@@ -361,11 +382,11 @@ function joinGroup(index: GroupIndex, key: string, id: string): void {
   const ids = index.left.get(key)?.has(id) ? settledGroup(index, key) : index.idsByKey.get(key)
   if (ids) ids.push(id)
   else index.idsByKey.set(key, [id])
-  index.keyById.set(id, key)
+  index.keyById?.set(id, key)
 }
 
 function leaveGroup(index: GroupIndex, key: string, id: string): void {
-  index.keyById.delete(id)
+  index.keyById?.delete(id)
   let left = index.left.get(key)
   if (!left) index.left.set(key, (left = new Set()))
   left.add(id)
@@ -413,30 +434,43 @@ function restoreGroupOrder(
     const value = collection.docs.get(id)
     return value === undefined ? undefined : parse(id, value)
   }
-  if (intact && index.keyById.size === 0) {
+  let placedCount = 0
+  if (intact) {
     // Written from this very index: each id once, each document in its group. The parsed arrays are taken as they are.
     for (const [key, ids] of Object.entries(saved)) {
       if (!Array.isArray(ids) || ids.length === 0) continue
       index.idsByKey.set(key, ids as string[])
-      for (const id of ids as string[]) index.keyById.set(id, key)
+      if (index.keyById) for (const id of ids as string[]) index.keyById.set(id, key)
+      placedCount += ids.length
     }
+    if (placedCount === collection.docs.size) return
+  }
+  // Which ids have a place: the index's own keyById, or (a lazy collection) a set made for the purpose.
+  const placed = index.keyById ?? new Set<string>([...index.idsByKey.values()].flat())
+  const place = (id: string, key: string): void => {
+    if (index.keyById) index.keyById.set(id, key)
+    else (placed as Set<string>).add(id)
   }
   for (const [key, ids] of Object.entries(intact ? {} : saved)) {
     if (!Array.isArray(ids)) continue
     // The group's array is looked up once, not once per id: a group can hold every document of the collection.
     let group = index.idsByKey.get(key)
     for (const id of ids) {
-      if (typeof id !== 'string' || index.keyById.has(id)) continue
+      if (typeof id !== 'string' || placed.has(id)) continue
       const doc = docOf(id)
       if (!doc || index.keyOf(doc) !== key) continue
       if (group) group.push(id)
       else index.idsByKey.set(key, (group = [id]))
-      index.keyById.set(id, key)
+      place(id, key)
     }
   }
-  if (index.keyById.size === collection.docs.size) return
+  if (placed.size === collection.docs.size) return
   for (const id of collection.docs.keys()) {
-    if (!index.keyById.has(id)) joinGroup(index, index.keyOf(docOf(id)!), id)
+    if (!placed.has(id)) {
+      const key = index.keyOf(docOf(id)!)
+      joinGroup(index, key, id)
+      place(id, key)
+    }
   }
 }
 
