@@ -17,6 +17,7 @@ import { clearInterval, setInterval } from 'node:timers'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import autocannon from 'autocannon'
+import { SERVE_NODE_FLAGS } from '../dist/src/cli/serve-node-flags.js'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
 const BIN = path.join(ROOT, 'bin', 'run.js')
@@ -58,9 +59,14 @@ const TARGETS = {
 /** The body of every create, when building the data and in the runs: what the outside harness sent. */
 const CREATE_BODY = JSON.stringify({ amount: 1500, currency: 'FJD', metadata: { order: '42' } })
 
-/** A bench child (sim-server.mjs, baseline-server.mjs, probe.mjs) and a way to ask it something over IPC. */
+/**
+ * A bench child (sim-server.mjs, baseline-server.mjs, probe.mjs) and a way to
+ * ask it something over IPC. The simulator runs with the Node.js options
+ * `bula serve` runs with.
+ */
 async function startChild(script, args = []) {
-  const child = fork(path.join(ROOT, 'bench', script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--expose-gc'] })
+  const execArgv = ['--expose-gc', ...(script === 'sim-server.mjs' ? SERVE_NODE_FLAGS : [])]
+  const child = fork(path.join(ROOT, 'bench', script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv })
   const ask = (message, answer) =>
     new Promise((resolve, reject) => {
       const onMessage = (reply) => {

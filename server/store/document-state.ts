@@ -307,7 +307,12 @@ export class DocumentState {
 
   private *parsedValues(docs: Map<string, Stored>): Generator<Doc, undefined> {
     const read = this.raw.reader()
-    for (const [id, value] of docs) yield typeof value === 'number' ? this.raw.parse(read(value), id) : this.parsed(id, value)
+    for (const [id, value] of docs) {
+      const doc = typeof value === 'number' ? this.raw.parse(read(value), id) : this.parsed(id, value)
+      // The map's own id string (equal, being checked): a caller that keeps the id (the clock's queue) shares it instead of a copy.
+      ;(doc as { id: string }).id = id
+      yield doc
+    }
     return undefined
   }
 
