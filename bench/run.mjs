@@ -257,6 +257,7 @@ async function stallDuringCompaction(sim, dataFile, secrets) {
     probeP99Ms: Math.round(probed.p99Ms),
     probes: probed.probes,
     loopMaxMs: Math.round(loop.maxMs),
+    workMaxMs: loop.workMs === null ? null : Math.round(loop.workMs),
   }
 }
 
@@ -339,7 +340,7 @@ async function main() {
         created += extras.stall.creates
         const { stall } = extras
         console.log(
-          `  stall probe: ${stall.compacted ? `compacted after ${stall.compactedAfterSeconds} s of creates (journal ${stall.journalMb} MB)` : `no compaction in ${stall.burstSeconds} s`}; longest probe wait ${stall.probeMaxMs} ms (p99 ${stall.probeP99Ms} ms of ${stall.probes}), longest event-loop delay ${stall.loopMaxMs} ms`,
+          `  stall probe: ${stall.compacted ? `compacted after ${stall.compactedAfterSeconds} s of creates (journal ${stall.journalMb} MB)` : `no compaction in ${stall.burstSeconds} s`}; longest probe wait ${stall.probeMaxMs} ms (p99 ${stall.probeP99Ms} ms of ${stall.probes}), longest event-loop delay ${stall.loopMaxMs} ms (of its own work: ${stall.workMaxMs ?? '?'} ms)`,
         )
       }
       points.push(point)
@@ -388,7 +389,7 @@ function evaluate({ rows, points, stall, ...extras }) {
     {
       issue: 18,
       target: `no event-loop stall over 100 ms, ${n(AT)} stored, during a create burst through a compaction`,
-      measured: stall.compacted ? `probe ${stall.probeMaxMs} ms, event loop ${stall.loopMaxMs} ms` : `no compaction in ${stall.burstSeconds} s`,
+      measured: stall.compacted ? `probe ${stall.probeMaxMs} ms, event loop ${stall.loopMaxMs} ms (own work at most ${stall.workMaxMs ?? '?'} ms)` : `no compaction in ${stall.burstSeconds} s`,
       met: stall.compacted && stallMs <= TARGETS.stallMs,
     },
     { issue: 18, target: `RSS < 400 MB, ${n(AT)} stored, after the load runs (as found, no forced GC)`, measured: `${point(AT).rssAfterRunsMb} MB (${point(AT).rssAfterGcMb} MB after a full GC)`, met: point(AT).rssAfterRunsMb < TARGETS.rssMb },
@@ -425,7 +426,7 @@ function renderTable(report) {
     `- \`bula serve\` time-to-ready (median of ${READY_RUNS}): ${growth('readyMs')} ms (runs: ${report.points.map((p) => p.readyRuns.join('/')).join(' → ')})`,
     `- RSS after start: ${growth('rssAfterStartMb', 1)} MB; after the runs: ${growth('rssAfterRunsMb', 1)} MB (after a full GC: ${growth('rssAfterGcMb', 1)} MB; JS heap ${growth('heapAfterGcMb', 1)} MB)`,
     `- create req/s, 10 connections: ${createsAt(10)}; 50 connections: ${createsAt(50)}`,
-    `- stall probe at ${n(AT)}: ${stall.compacted ? `a compaction after ${stall.compactedAfterSeconds} s of creates (${n(stall.creates)} creates, journal ${stall.journalMb} MB)` : `no compaction in ${stall.burstSeconds} s`}; longest /_sim/health wait ${stall.probeMaxMs} ms (p99 ${stall.probeP99Ms} ms, ${n(stall.probes)} probes); longest event-loop delay ${stall.loopMaxMs} ms`,
+    `- stall probe at ${n(AT)}: ${stall.compacted ? `a compaction after ${stall.compactedAfterSeconds} s of creates (${n(stall.creates)} creates, journal ${stall.journalMb} MB)` : `no compaction in ${stall.burstSeconds} s`}; longest /_sim/health wait ${stall.probeMaxMs} ms (p99 ${stall.probeP99Ms} ms, ${n(stall.probes)} probes); longest event-loop delay ${stall.loopMaxMs} ms; the simulator's own work ran at most ${stall.workMaxMs ?? '?'} ms at a stretch (main-thread CPU between two 10 ms ticks: a longer delay is the process waiting for a CPU on a loaded machine)`,
     `- \`bula --version\` cold start: ${report.coldStartVersionMs.toFixed(0)} ms; \`bula sessions list\`: ${report.coldStartSessionsListMs.toFixed(0)} ms; the same GET from bench/fetch-sessions.mjs: ${report.coldStartFetchScriptMs.toFixed(0)} ms (medians of ${COLD_START_RUNS}, ${machine.node})`,
     `- machine load (1-minute average): ${machine.loadBefore[0]} at the start, ${machine.loadDuring ? `${machine.loadDuring.min.toFixed(2)}–${machine.loadDuring.max.toFixed(2)} (mean ${machine.loadDuring.mean}) during the run` : 'not sampled'}; ${machine.cpus} CPUs`,
     '',

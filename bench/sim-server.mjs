@@ -6,6 +6,7 @@
 //   node bench/sim-server.mjs <data file>
 import process from 'node:process'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { clearInterval, setInterval } from 'node:timers'
 import { startServer } from '../dist/server/start.js'
 
 const server = await startServer({
@@ -19,6 +20,21 @@ const server = await startServer({
 const loopDelay = monitorEventLoopDelay({ resolution: 10 })
 loopDelay.enable()
 
+/**
+ * The most CPU time the main thread spent between two ticks of a 10 ms
+ * timer: a stall of the simulator's own making. On a loaded machine the
+ * event loop is also late while the process merely waits for a CPU; this
+ * tells the two apart (process.threadCpuUsage, Node 23.9 and later).
+ */
+let longestWorkMs = 0
+let lastWork = process.threadCpuUsage?.()
+const workTimer = setInterval(() => {
+  const work = process.threadCpuUsage?.()
+  if (!work || !lastWork) return
+  longestWorkMs = Math.max(longestWorkMs, (work.user + work.system - lastWork.user - lastWork.system) / 1000)
+  lastWork = work
+}, 10)
+
 process.on('message', async (message) => {
   try {
     if (message.type === 'memory') {
@@ -29,10 +45,12 @@ process.on('message', async (message) => {
       process.send({ type: 'memory', rss: found.rss, heapUsed: found.heapUsed, rssAfterGc: collected.rss, heapAfterGc: collected.heapUsed, peakRss: process.resourceUsage().maxRSS * 1024 })
     } else if (message.type === 'cpu') process.send({ type: 'cpu', ...process.cpuUsage() })
     else if (message.type === 'loop') {
-      process.send({ type: 'loop', maxMs: loopDelay.max / 1e6, p99Ms: loopDelay.percentile(99) / 1e6 })
+      process.send({ type: 'loop', maxMs: loopDelay.max / 1e6, p99Ms: loopDelay.percentile(99) / 1e6, workMs: process.threadCpuUsage ? longestWorkMs : null })
       loopDelay.reset()
+      longestWorkMs = 0
     } else if (message.type === 'close') {
       loopDelay.disable()
+      clearInterval(workTimer)
       await server.close()
       process.disconnect()
     }
