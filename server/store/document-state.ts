@@ -1,9 +1,6 @@
 import { RawDocs } from './raw-docs.js'
-import type { Spans } from './snapshot-file.js'
 import { SnapshotRenderer, type FrozenCollection, type JournalCoverage, type LazyValue } from './snapshot-render.js'
 import type { Doc, IndexSpec, KeyFn, Schema } from './types.js'
-
-export { DOCUMENT_INDENT, SNAPSHOT_HEAD, type JournalCoverage } from './snapshot-render.js'
 
 /** What the snapshot file holds (docs/storage.md describes the format). */
 export interface SnapshotData {
@@ -25,6 +22,12 @@ export interface SnapshotData {
  * text or the index of its text in the origin file (LazyValue).
  */
 type Stored = Doc | LazyValue
+
+/** Where documents are in a file: their JSON's offset and length, by index. */
+export interface Spans {
+  offsets: number[]
+  lengths: number[]
+}
 
 /** A checked snapshot as start-up uses it: the documents already in maps, in file order. */
 export interface LoadedSnapshot {

@@ -4,7 +4,7 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { crc32 } from 'node:zlib'
-import type { LoadedSnapshot, SnapshotData } from './document-state.js'
+import type { LoadedSnapshot, SnapshotData, Spans } from './document-state.js'
 import { errorCode } from './error-info.js'
 import { LineSource } from './line-source.js'
 import { CHECK_LINE_START, DOCUMENT_INDENT, SNAPSHOT_HEAD, SnapshotRenderer, type JournalCoverage } from './snapshot-render.js'
@@ -118,12 +118,6 @@ export function parseSnapshot(input: Buffer | string | SnapshotContent, file: st
   const collections = new Map<string, Map<string, Doc>>()
   for (const [name, docs] of Object.entries(data.collections)) collections.set(name, new Map(Object.entries(docs)))
   return { collections, groups: data.groups, journal: data.journal }
-}
-
-/** Where documents are in a file: their JSON's offset and length, by index. */
-export interface Spans {
-  offsets: number[]
-  lengths: number[]
 }
 
 /** A snapshot to parse: read through `fd`, or held in `bytes`. */
