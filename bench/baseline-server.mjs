@@ -23,6 +23,7 @@ const server = app.listen(0, '127.0.0.1', () => {
   process.send({ type: 'ready', baseUrl: `http://127.0.0.1:${server.address().port}` })
 })
 process.on('message', (message) => {
+  if (message.type === 'cpu') process.send({ type: 'cpu', ...process.cpuUsage() })
   if (message.type !== 'close') return
   server.close(() => process.disconnect())
   server.closeAllConnections()

@@ -1,16 +1,13 @@
 // The simulator under test, durable on a data file, in a process of its own
-// so that autocannon's client does not share its CPU. bench/run.mjs drives it
-// over IPC: preload sessions, report memory, close.
+// so that autocannon's client does not share its CPU: startServer from
+// dist/, as `bula serve` runs it. bench/run.mjs drives it over IPC: memory,
+// CPU time, the longest event-loop delay, close. Its data is made through the
+// HTTP API only (bench/run.mjs), as a user's would be.
 //   node bench/sim-server.mjs <data file>
 import process from 'node:process'
-import { randomUUID } from 'node:crypto'
-import { findUsableKey } from '../dist/server/services/api-keys.js'
-import { createSession } from '../dist/server/services/checkout-sessions.js'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { clearInterval, setInterval } from 'node:timers'
 import { startServer } from '../dist/server/start.js'
-
-/** Under the per-key limit of 10,000 creations a minute, so preloading never meets a 429. */
-const CREATES_PER_KEY = 2_000
-const CREATES_PER_COMMIT = 500
 
 const server = await startServer({
   port: 0,
@@ -18,39 +15,42 @@ const server = await startServer({
   logRequests: false,
   log: (line) => process.stderr.write(`${line}\n`),
 })
-const { ctx } = server
+
+/** How late the event loop ran, sampled every 10 ms: a stall shows as its length. */
+const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+loopDelay.enable()
 
 /**
- * Creates sessions through the same service call as POST
- * /v1/checkout-sessions (session, expiry job and idempotency record each),
- * without HTTP, until the merchant has `total` sessions.
+ * The most CPU time the main thread spent between two ticks of a 10 ms
+ * timer: a stall of the simulator's own making. On a loaded machine the
+ * event loop is also late while the process merely waits for a CPU; this
+ * tells the two apart (process.threadCpuUsage, Node 23.9 and later).
  */
-async function preload({ secrets, total }) {
-  const started = process.hrtime.bigint()
-  const callers = secrets.map((plaintext) => {
-    const key = findUsableKey(ctx, plaintext)
-    return { merchant: ctx.store.get('merchants', key.merchantId), key, mode: key.mode }
-  })
-  const group = `${callers[0].merchant.id}:${callers[0].mode}`
-  const existing = ctx.store.group('checkoutSessions', 'byMerchantMode', group).length
-  for (let n = existing; n < total; n++) {
-    const caller = callers[Math.floor(n / CREATES_PER_KEY) % callers.length]
-    createSession(ctx, caller, { amount: 100 + (n % 100_000), currency: 'FJD', metadata: { order: String(n) } }, randomUUID())
-    if ((n + 1) % CREATES_PER_COMMIT === 0) await ctx.store.commit()
-  }
-  await ctx.store.commit()
-  return { created: Math.max(0, total - existing), ms: Number(process.hrtime.bigint() - started) / 1e6 }
-}
+let longestWorkMs = 0
+let lastWork = process.threadCpuUsage?.()
+const workTimer = setInterval(() => {
+  const work = process.threadCpuUsage?.()
+  if (!work || !lastWork) return
+  longestWorkMs = Math.max(longestWorkMs, (work.user + work.system - lastWork.user - lastWork.system) / 1000)
+  lastWork = work
+}, 10)
 
 process.on('message', async (message) => {
   try {
-    if (message.type === 'preload') process.send({ type: 'preloaded', ...(await preload(message)) })
-    else if (message.type === 'memory') {
-      // bench/run.mjs starts this process with --expose-gc: resident memory is judged on live data, not on garbage awaiting collection.
+    if (message.type === 'memory') {
+      const found = process.memoryUsage()
+      // bench/run.mjs starts this process with --expose-gc: memory is given as found and after a full collection.
       globalThis.gc?.()
-      process.send({ type: 'memory', ...process.memoryUsage(), peakRss: process.resourceUsage().maxRSS * 1024 })
-    }
-    else if (message.type === 'close') {
+      const collected = process.memoryUsage()
+      process.send({ type: 'memory', rss: found.rss, heapUsed: found.heapUsed, rssAfterGc: collected.rss, heapAfterGc: collected.heapUsed, peakRss: process.resourceUsage().maxRSS * 1024 })
+    } else if (message.type === 'cpu') process.send({ type: 'cpu', ...process.cpuUsage() })
+    else if (message.type === 'loop') {
+      process.send({ type: 'loop', maxMs: loopDelay.max / 1e6, p99Ms: loopDelay.percentile(99) / 1e6, workMs: process.threadCpuUsage ? longestWorkMs : null })
+      loopDelay.reset()
+      longestWorkMs = 0
+    } else if (message.type === 'close') {
+      loopDelay.disable()
+      clearInterval(workTimer)
       await server.close()
       process.disconnect()
     }

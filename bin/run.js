@@ -10,6 +10,16 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.exit(1)
 }
 
+// `bula serve` runs with a few Node.js options of its own (its memory,
+// docs/performance.md): the process replaces itself with one started with
+// them, keeping its pid, before anything else is loaded. Where Node cannot
+// (Windows, Node before 22.15) it runs as it was started.
+if (process.argv[2] === 'serve' && typeof process.execve === 'function' && process.platform !== 'win32') {
+  const { missingServeFlags } = await import('../dist/src/cli/serve-node-flags.js')
+  const flags = missingServeFlags(process.execArgv, process.env.NODE_OPTIONS)
+  if (flags.length > 0) process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], process.env)
+}
+
 // Node keeps the compiled code of bula and its dependencies here, so the next
 // command starts faster (docs/performance.md). Delete the folder at any time;
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off.

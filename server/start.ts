@@ -9,8 +9,9 @@ import { allowedHostName } from './domain/urls.js'
 import { registerDeliveryJobs } from './events/delivery.js'
 import { createApp } from './http/app.js'
 import { registerCheckoutJobs } from './services/checkout-sessions.js'
+import { registerIdempotencyPurge } from './services/idempotency.js'
 import { registerPayoutJobs } from './services/payouts.js'
-import { COLLECTION_NAMES, INDEXES, type Collections } from './store/collections.js'
+import { COLLECTION_NAMES, INDEXES, LAZY_COLLECTIONS, type Collections } from './store/collections.js'
 import { readStateFile, replaceState, writeStateFile } from './state.js'
 import { openStore } from './store/index.js'
 import { StoreOpenError } from './store/types.js'
@@ -71,6 +72,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     file: options.dataFile,
     collections: COLLECTION_NAMES,
     indexes: INDEXES,
+    lazy: LAZY_COLLECTIONS,
     warn: log,
   }).catch((error: unknown) => {
     // The data file is left as it is: the message names it and says why.
@@ -91,6 +93,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     allowedHosts,
   })
   registerCheckoutJobs(ctx)
+  registerIdempotencyPurge(ctx)
   registerDeliveryJobs(ctx)
   registerPayoutJobs(ctx)
   if (options.importFile) await store.commit()

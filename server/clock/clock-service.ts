@@ -5,7 +5,7 @@ import { newId } from '../ids.js'
 import type { Collections } from '../store/collections.js'
 import type { Store } from '../store/types.js'
 import type { JobRecord } from './job.js'
-import { MinHeap } from './min-heap.js'
+import { MinHeap, type HeapEntry } from './min-heap.js'
 import type { WallClock } from './wall-clock.js'
 
 /** What a job did, in a sentence for `clock advance` output; nothing when it had nothing to do. */
@@ -13,6 +13,10 @@ export type JobHandler = (job: JobRecord) => string | void | Promise<string | vo
 
 /** Longest wait between two looks at the queue, so a change of the system clock is noticed. */
 const MAX_TIMER_MS = 60_000
+/** Documents read per turn of the event loop by the scan for derived jobs. */
+const SCAN_SLICE = 2_000
+/** How often housekeeping runs as real time passes (besides after every tick and advance). */
+const SWEEP_INTERVAL_MS = 10 * 60_000
 /** Jobs of one merchant waiting on the network (webhook deliveries) at once: receivers are called concurrently, within this bound. */
 export const MAX_IN_FLIGHT = 16
 
@@ -25,9 +29,26 @@ const isPromise = (value: unknown): value is Promise<unknown> => typeof (value a
  * the merchant's clock reads exactly its due time, so what it records
  * (an expiry, a Payout's createdAt) carries that time.
  */
+/**
+ * A due action that follows from one document's own fields, such as a
+ * pending Checkout Session's expiry at its `expiresAt`: kept in memory only,
+ * rebuilt from the documents at start-up, never a job document.
+ */
+export interface DerivedJob<C extends keyof Collections> {
+  collection: C
+  /** When the action is due on the document's merchant's clock, or undefined when the document needs none. */
+  dueAt(doc: Collections[C]): number | undefined
+  /** Runs at that time, on the document as it is then; what it did, in a sentence, or nothing. */
+  run(doc: Collections[C]): string | void
+}
+
+type AnyDerivedJob = DerivedJob<keyof Collections>
+type MerchantDoc = { id: string; merchantId: string }
+
 export class ClockService {
   private readonly heaps = new Map<string, MinHeap>()
   private readonly handlers = new Map<string, JobHandler>()
+  private readonly derived = new Map<string, AnyDerivedJob>()
   private readonly locks = new Map<string, Promise<unknown>>()
   /** While a job runs, its merchant's clock reads the job's due time exactly. */
   private readonly pinned = new Map<string, number>()
@@ -36,6 +57,13 @@ export class ClockService {
   /** Jobs whose handlers still await the network (a delivery), per merchant, with the job each is for. */
   private readonly inFlight = new Map<string, Map<Promise<void>, JobRecord>>()
   private seq = 0
+  /** Housekeeping that follows the clocks (registerSweep), and the run in progress. */
+  private readonly sweeps: (() => Promise<void>)[] = []
+  private sweeping: Promise<void> | null = null
+  /** The background scan of documents for derived jobs (scanDerived), and which one is current. */
+  private scanning: Promise<void> | null = null
+  private scanGeneration = 0
+  private sweepTimer: NodeJS.Timeout | undefined
   private timer: NodeJS.Timeout | undefined
   private timerAt = Infinity
   private running = false
@@ -58,15 +86,74 @@ export class ClockService {
     this.reload()
   }
 
-  /** Rebuilds the queue from the store's jobs, after the store was changed behind the scheduler (a state import). */
+  /** Rebuilds the queue from the store's jobs and documents, after the store was changed behind the scheduler (a state import). */
   reload(): void {
     this.heaps.clear()
-    for (const job of this.deps.store.values('jobs')) this.enqueue(job)
+    for (const job of [...this.deps.store.values('jobs')]) {
+      // A job document of a derived kind (data files of earlier versions, or forged) is dropped: the documents say what is due.
+      if (this.derived.has(job.kind)) this.deps.store.delete('jobs', job.id)
+      else this.enqueue(job)
+    }
+    this.scanDerived()
     this.arm()
   }
 
   register(kind: string, handler: JobHandler): void {
     this.handlers.set(kind, handler)
+  }
+
+  /**
+   * Registers a derived job kind and queues it for every document that needs
+   * it now. Job documents of that kind (from earlier data files) are deleted:
+   * they said the same as the documents.
+   */
+  derive<C extends keyof Collections>(kind: string, job: DerivedJob<C>): void {
+    this.derived.set(kind, job as unknown as AnyDerivedJob)
+    for (const stored of [...this.deps.store.values('jobs')]) if (stored.kind === kind) this.deps.store.delete('jobs', stored.id)
+    this.scanDerived()
+  }
+
+  /** Queues the derived jobs `doc` needs as it is now (after a put); a queued time that no longer matches is skipped when it comes up. */
+  track<C extends keyof Collections>(collection: C, doc: Collections[C] & MerchantDoc): void {
+    for (const [kind, job] of this.derived) {
+      if (job.collection !== collection) continue
+      const dueAt = job.dueAt(doc)
+      if (dueAt !== undefined) this.enqueueDerived(kind, doc, dueAt)
+    }
+    this.arm()
+  }
+
+  /**
+   * Queues the derived jobs of every document, in the background a slice at
+   * a time: at start-up that means reading every Checkout Session, which
+   * would otherwise hold the event loop (and the ready line) for a while. An
+   * advance waits for the scan; real time's due jobs run once it has seen
+   * them. A newer scan (reload, another kind) supersedes a running one.
+   */
+  private scanDerived(): void {
+    const generation = ++this.scanGeneration
+    const scan = (async () => {
+      // After the current turn: kinds registered together share one scan.
+      await Promise.resolve()
+      const collections = new Set([...this.derived.values()].map((job) => job.collection))
+      for (const collection of collections) {
+        const kinds = [...this.derived].filter(([, job]) => job.collection === collection)
+        let seen = 0
+        for (const doc of this.deps.store.values(collection)) {
+          if (generation !== this.scanGeneration) return
+          for (const [kind, job] of kinds) {
+            const dueAt = job.dueAt(doc)
+            if (dueAt !== undefined) this.enqueueDerived(kind, doc as MerchantDoc, dueAt)
+          }
+          if (++seen % SCAN_SLICE === 0) await new Promise((resolve) => setImmediate(resolve))
+        }
+      }
+      if (generation === this.scanGeneration) this.arm()
+    })().catch((error: unknown) => this.deps.onError(error, 'reading what is due'))
+    this.scanning = scan
+    void scan.finally(() => {
+      if (this.scanning === scan) this.scanning = null
+    })
   }
 
   /** The merchant's current time; real time for an unknown merchant. */
@@ -115,6 +202,7 @@ export class ClockService {
    */
   async advance(merchantId: string, request: AdvanceClockRequest): Promise<AdvanceClockResponse> {
     return this.withLock(merchantId, async () => {
+      while (this.scanning) await this.scanning
       const start = this.now(merchantId)
       const target = request.to ?? start + (request.ms ?? 0)
       if (target < start) throw invalidRequest(`The clock never goes back: \`to\` is before now (${start}).`, 'to')
@@ -129,6 +217,7 @@ export class ClockService {
         // Read before the disk write, so the answer shows the time the advance reached.
         const reached = { now: this.now(merchantId), offsetMs: this.offset(merchantId), ran }
         await this.deps.store.commit()
+        if (!this.stopped) void this.sweep()
         return reached
       } finally {
         this.ceilings.delete(merchantId)
@@ -137,27 +226,82 @@ export class ClockService {
     })
   }
 
+  /**
+   * Housekeeping that depends on the merchants' clocks but is nobody's due
+   * action (dropping idempotency records past their replay window): run in
+   * the background after every tick and advance, and every ten minutes.
+   */
+  registerSweep(sweep: () => Promise<void>): void {
+    this.sweeps.push(sweep)
+  }
+
+  /** Runs the sweeps now, or waits for the run in progress and then runs them again (something may have changed since it began). */
+  async sweep(): Promise<void> {
+    while (this.sweeping) await this.sweeping
+    this.sweeping = (async () => {
+      for (const sweep of this.sweeps) {
+        try {
+          await sweep()
+        } catch (error) {
+          this.deps.onError(error, 'housekeeping')
+        }
+      }
+    })()
+    try {
+      await this.sweeping
+    } finally {
+      this.sweeping = null
+    }
+  }
+
   start(): void {
     this.stopped = false
     this.arm()
+    this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS)
+    this.sweepTimer.unref()
   }
 
-  /** Stops the timer and waits for actions already running, those finishing in the background too. */
+  /** Stops the timers and waits for actions already running, those finishing in the background too. */
   async stop(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
+    clearInterval(this.sweepTimer)
     this.timer = undefined
+    this.scanGeneration++
+    await this.scanning
+    await this.sweeping
     await Promise.allSettled([...this.locks.values()])
     await Promise.allSettled([...this.inFlight.values()].flatMap((jobs) => [...jobs.keys()]))
   }
 
   private enqueue(job: JobRecord): void {
-    let heap = this.heaps.get(job.merchantId)
+    this.heapOf(job.merchantId).push({ dueAt: job.dueAt, seq: this.seq++, id: job.id })
+  }
+
+  private enqueueDerived(kind: string, doc: MerchantDoc, dueAt: number): void {
+    this.heapOf(doc.merchantId).push({ dueAt, seq: this.seq++, id: doc.id, kind })
+  }
+
+  private heapOf(merchantId: string): MinHeap {
+    let heap = this.heaps.get(merchantId)
     if (!heap) {
       heap = new MinHeap()
-      this.heaps.set(job.merchantId, heap)
+      this.heaps.set(merchantId, heap)
     }
-    heap.push({ dueAt: job.dueAt, seq: this.seq++, id: job.id })
+    return heap
+  }
+
+  /**
+   * A derived job that is still due as queued: its document exists, belongs
+   * to this merchant, and still asks for this time (a session paid or
+   * expired since no longer does). As a JobRecord, for the loop below.
+   */
+  private derivedJob(merchantId: string, entry: HeapEntry): { job: JobRecord; run: () => ReturnType<JobHandler> } | undefined {
+    const derived = this.derived.get(entry.kind!)
+    const doc = derived && (this.deps.store.get(derived.collection, entry.id) as (Collections[keyof Collections] & MerchantDoc) | undefined)
+    if (!derived || !doc || doc.merchantId !== merchantId || derived.dueAt(doc) !== entry.dueAt) return undefined
+    const job: JobRecord = { id: entry.id, merchantId, dueAt: entry.dueAt, kind: entry.kind!, payload: {} }
+    return { job, run: () => derived.run(doc) }
   }
 
   private setOffset(merchantId: string, clockOffsetMs: number): void {
@@ -213,10 +357,11 @@ export class ClockService {
         continue
       }
       heap.pop()
-      const job = this.deps.store.get('jobs', entry.id)
+      const derived = entry.kind === undefined ? undefined : this.derivedJob(merchantId, entry)
+      const job = entry.kind === undefined ? this.deps.store.get('jobs', entry.id) : derived?.job
       if (!job) continue
       if (moveClock && job.dueAt > this.now(merchantId)) this.setOffset(merchantId, job.dueAt - this.deps.wall.now())
-      this.deps.store.delete('jobs', job.id)
+      if (!derived) this.deps.store.delete('jobs', job.id)
       const handler = this.handlers.get(job.kind)
       let result: ReturnType<JobHandler>
       try {
@@ -224,7 +369,8 @@ export class ClockService {
         // (a webhook delivery) must not freeze the clock for other requests.
         this.pinned.set(merchantId, job.dueAt)
         try {
-          result = handler ? handler(job) : `no handler for job kind ${job.kind}`
+          if (derived) result = derived.run()
+          else result = handler ? handler(job) : `no handler for job kind ${job.kind}`
         } finally {
           this.pinned.delete(merchantId)
         }
@@ -328,6 +474,7 @@ export class ClockService {
       const due = [...this.heaps.keys()].filter((id) => (this.heaps.get(id)?.peek()?.dueAt ?? Infinity) <= this.now(id))
       await Promise.all(due.map((id) => this.withLock(id, () => this.runDue(id, this.now(id), false))))
       await this.deps.store.commit()
+      void this.sweep()
     } catch (error) {
       // A failed commit leaves the changes pending; the next tick or request writes them.
       this.deps.onError(error, 'scheduler tick')

@@ -10,6 +10,7 @@ interface JobDeps {
   clock: ClockService
 }
 
+/** Derived jobs (ClockService.derive): they follow from a Checkout Session's fields, so no job document names a session. */
 export const EXPIRE_JOB = 'checkout_session.expire'
 export const PURGE_EMAIL_JOB = 'checkout_session.purge_email'
 export const DISBURSEMENT_JOB = 'disbursement.run'
@@ -17,7 +18,7 @@ export const TRANSFER_JOB = 'disbursement.complete'
 export const DELIVER_JOB = 'webhook.deliver'
 
 /** The collections whose objects a job can act on. */
-export type JobTargetCollection = 'checkoutSessions' | 'payouts' | 'deliveries'
+export type JobTargetCollection = 'payouts' | 'deliveries'
 type Target<C extends JobTargetCollection> = Collections[C]
 
 /**
@@ -25,8 +26,6 @@ type Target<C extends JobTargetCollection> = Collections[C]
  * run has none: it acts on its merchant as a whole.
  */
 export const JOB_TARGETS: Readonly<Record<string, { collection: JobTargetCollection; field: string }>> = {
-  [EXPIRE_JOB]: { collection: 'checkoutSessions', field: 'sessionId' },
-  [PURGE_EMAIL_JOB]: { collection: 'checkoutSessions', field: 'sessionId' },
   [DISBURSEMENT_JOB]: { collection: 'payouts', field: 'payoutId' },
   [TRANSFER_JOB]: { collection: 'payouts', field: 'payoutId' },
   [DELIVER_JOB]: { collection: 'deliveries', field: 'deliveryId' },

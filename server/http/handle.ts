@@ -4,6 +4,8 @@ import type { ServiceContext } from '../context.js'
 export interface Reply {
   status?: number
   body: unknown
+  /** `body` as JSON text already (an idempotent result keeps it so): sent as it is. */
+  json?: string
   headers?: Record<string, string>
 }
 
@@ -31,7 +33,13 @@ export function handle(ctx: ServiceContext, route: (req: Request, res: Response)
       const reply = await runCommitted(ctx, req, () => route(req, res))
       if (reply === undefined) return
       for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value)
-      res.status(reply.status ?? 200).json(reply.body)
+      res.status(reply.status ?? 200)
+      if (reply.json === undefined) res.json(reply.body)
+      else {
+        // What res.json sends, from text serialized already.
+        if (!res.get('Content-Type')) res.set('Content-Type', 'application/json')
+        res.send(reply.json)
+      }
     } catch (error) {
       next(error)
     }
@@ -39,8 +47,9 @@ export function handle(ctx: ServiceContext, route: (req: Request, res: Response)
 }
 
 /** A stored result replayed for a repeated Idempotency-Key says so in a header, as Stripe's API does. */
-export const idempotentReply = (result: { status: number; body: unknown; replayed: boolean }): Reply => ({
+export const idempotentReply = (result: { status: number; body: unknown; replayed: boolean; json: string }): Reply => ({
   status: result.status,
   body: result.body,
+  json: result.json,
   headers: result.replayed ? { 'Idempotent-Replayed': 'true' } : undefined,
 })

@@ -34,7 +34,7 @@ import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { safe } from '../templates.js'
 import { runIdempotent, type IdempotentResult } from './idempotency.js'
-import { EXPIRE_JOB, PURGE_EMAIL_JOB, registerTargetedJob, scheduleTargetedJob } from '../clock/targeted-jobs.js'
+import { EXPIRE_JOB, PURGE_EMAIL_JOB } from '../clock/targeted-jobs.js'
 import { sendEmail } from './outbox.js'
 import { formatFjd } from '../../src/money.js'
 import { formatTime } from '../../src/time.js'
@@ -110,14 +110,13 @@ export function openSession(
 
 /**
  * What a session waits for on its merchant's clock: expiry while pending,
- * and the purge of the customer's e-mail 30 days after it ended. The jobs
- * follow from the session alone, so an imported session gets them too.
+ * and the purge of the customer's e-mail 30 days after it ended. Both
+ * follow from the session alone (registerCheckoutJobs), so they are derived
+ * jobs, kept in memory and rebuilt from the sessions at start-up; an
+ * imported session gets them too.
  */
 export function scheduleSessionJobs(ctx: ServiceContext, session: CheckoutSessionRecord): void {
-  if (session.status === 'pending') scheduleTargetedJob(ctx, EXPIRE_JOB, session, session.expiresAt)
-  else if (session.customerEmail !== null && session.endedAt !== null) {
-    scheduleTargetedJob(ctx, PURGE_EMAIL_JOB, session, session.endedAt + EMAIL_RETENTION_MS)
-  }
+  ctx.clock.track('checkoutSessions', session)
 }
 
 export function createSession(
@@ -339,15 +338,22 @@ export function paySession(ctx: ServiceContext, sessionId: string, request: PayS
 }
 
 export function registerCheckoutJobs(ctx: ServiceContext): void {
-  registerTargetedJob<'checkoutSessions'>(ctx, EXPIRE_JOB, (session) => {
-    // A customer who started paying before expiry may still finish.
-    if (session.status !== 'pending' || paymentStarted(session)) return
-    endSession(ctx, session, 'cancelled')
-    return `Checkout Session ${session.id} expired and was cancelled`
+  ctx.clock.derive(EXPIRE_JOB, {
+    collection: 'checkoutSessions',
+    dueAt: (session) => (session.status === 'pending' ? session.expiresAt : undefined),
+    run: (session) => {
+      // A customer who started paying before expiry may still finish.
+      if (paymentStarted(session)) return
+      endSession(ctx, session, 'cancelled')
+      return `Checkout Session ${session.id} expired and was cancelled`
+    },
   })
-  registerTargetedJob<'checkoutSessions'>(ctx, PURGE_EMAIL_JOB, (session) => {
-    if (session.customerEmail === null) return
-    ctx.store.put('checkoutSessions', { ...session, customerEmail: null })
-    return `customer e-mail of Checkout Session ${session.id} purged (30 days after it ended)`
+  ctx.clock.derive(PURGE_EMAIL_JOB, {
+    collection: 'checkoutSessions',
+    dueAt: (session) => (session.customerEmail !== null && session.endedAt !== null ? session.endedAt + EMAIL_RETENTION_MS : undefined),
+    run: (session) => {
+      ctx.store.put('checkoutSessions', { ...session, customerEmail: null })
+      return `customer e-mail of Checkout Session ${session.id} purged (30 days after it ended)`
+    },
   })
 }

@@ -1,6 +1,7 @@
 import { apiError } from '../domain/error-catalog.js'
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Caller, ServiceContext } from '../context.js'
+import { merchantModeGroup } from '../store/collections.js'
 
 export type { IdempotencyRecord } from '../domain/records.js'
 
@@ -11,6 +12,8 @@ export interface IdempotentResult<B> {
   status: number
   body: B
   replayed: boolean
+  /** The body as JSON text, as the record keeps it: an answer sends this instead of serializing the body once more. */
+  json: string
 }
 
 /**
@@ -32,18 +35,22 @@ export function runIdempotent<R, B>(
   execute: () => { status: number; body: B },
 ): IdempotentResult<B> {
   const { merchant, mode } = scope.caller
-  const id = createHash('sha256').update(`${merchant.id}\n${mode}\n${scope.route}\n${scope.key}`).digest('hex')
+  // One-shot hash: every create pays for it, and a Hash object costs more than the hashing.
+  const id = hash('sha256', `${merchant.id}\n${mode}\n${scope.route}\n${scope.key}`)
   const now = ctx.clock.now(merchant.id)
   const stored = ctx.store.get('idempotency', id)
   if (stored && now < stored.expiresAt) {
     if (!sameRequest(stored.request as R, request)) {
       throw apiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.', { param: 'Idempotency-Key' })
     }
-    const body = stored.response === undefined ? stored.body : JSON.parse(stored.response)
-    return { status: stored.status, body: body as B, replayed: true }
+    const json = stored.response ?? JSON.stringify(stored.body)
+    return { status: stored.status, body: JSON.parse(json) as B, replayed: true, json }
   }
   const result = execute()
+  const json = JSON.stringify(result.body)
   if (result.status >= 200 && result.status < 300) {
+    // A record past its window is replaced at the end of its group, which stays in creation order for the purge.
+    if (stored) ctx.store.delete('idempotency', id)
     ctx.store.put('idempotency', {
       id,
       merchantId: merchant.id,
@@ -53,8 +60,42 @@ export function runIdempotent<R, B>(
       expiresAt: now + REPLAY_WINDOW_MS,
       request,
       status: result.status,
-      response: JSON.stringify(result.body),
+      response: json,
     })
   }
-  return { ...result, replayed: false }
+  return { ...result, replayed: false, json }
+}
+
+/** Records deleted per turn of the event loop when many fall out of their window at once (a clock advanced by days). */
+const PURGE_SLICE = 2_000
+
+/**
+ * Deletes every record whose replay window has passed on its merchant's
+ * clock: it can never be replayed again, and the records would otherwise
+ * be kept forever. Each merchant's records per mode are in creation order
+ * (their group), so each group is read from the front up to the first
+ * record still in its window; a record that came back in order is never
+ * deleted early, at worst late. Runs as the clock's housekeeping, in slices
+ * with a commit each, so a large purge never holds the event loop.
+ */
+export async function purgeExpiredIdempotency(ctx: ServiceContext): Promise<void> {
+  for (const merchant of [...ctx.store.values('merchants')]) {
+    for (const mode of ['test', 'live'] as const) {
+      const group = merchantModeGroup(merchant.id, mode)
+      for (;;) {
+        const now = ctx.clock.now(merchant.id)
+        const ids = ctx.store.group('idempotency', 'byMerchantMode', group)
+        let expired = 0
+        while (expired < ids.length && expired < PURGE_SLICE && now >= ctx.store.get('idempotency', ids[expired]!)!.expiresAt) expired++
+        if (expired === 0) break
+        for (const id of ids.slice(0, expired)) ctx.store.delete('idempotency', id)
+        await ctx.store.commit()
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    }
+  }
+}
+
+export function registerIdempotencyPurge(ctx: ServiceContext): void {
+  ctx.clock.registerSweep(() => purgeExpiredIdempotency(ctx))
 }

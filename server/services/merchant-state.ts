@@ -18,7 +18,7 @@ import {
   webhookFaultsRecordSchema,
 } from '../domain/records.js'
 import { isAllowedUrl } from '../domain/urls.js'
-import type { Collections } from '../store/collections.js'
+import { merchantModeGroup, type Collections } from '../store/collections.js'
 import { scheduleSessionJobs } from './checkout-sessions.js'
 import { INVOICE_ID_COUNTER } from './invoices.js'
 import { DELIVER_JOB, JOB_TARGETS, jobTarget, scheduleTargetedJob } from '../clock/targeted-jobs.js'
@@ -126,7 +126,8 @@ function clearMode(ctx: ServiceContext, merchantId: string, mode: Mode): void {
   for (const name of STATE_COLLECTIONS) {
     for (const doc of ofMerchantMode<Collections[StateCollection]>(ctx.store.values(name), merchantId, mode)) ctx.store.delete(name, doc.id)
   }
-  for (const record of ofMerchantMode(ctx.store.values('idempotency'), merchantId, mode)) ctx.store.delete('idempotency', record.id)
+  // By their group: reading every record would parse those start-up left unparsed.
+  for (const id of [...ctx.store.group('idempotency', 'byMerchantMode', merchantModeGroup(merchantId, mode))]) ctx.store.delete('idempotency', id)
   for (const job of [...ctx.store.values('jobs')]) {
     if (job.merchantId === merchantId && job.kind in JOB_TARGETS && jobTarget(ctx, job) === undefined) ctx.store.delete('jobs', job.id)
   }

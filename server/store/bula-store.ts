@@ -13,15 +13,15 @@ export class BulaStore<S extends Schema> implements Store<S> {
   ) {}
 
   get<C extends keyof S & string>(collection: C, id: string): S[C] | undefined {
-    return this.state.docs(collection).get(id) as S[C] | undefined
+    return this.state.get(collection, id) as S[C] | undefined
   }
 
   values<C extends keyof S & string>(collection: C): IterableIterator<S[C]> {
-    return this.state.docs(collection).values() as IterableIterator<S[C]>
+    return this.state.values(collection) as IterableIterator<S[C]>
   }
 
   size<C extends keyof S & string>(collection: C): number {
-    return this.state.docs(collection).size
+    return this.state.size(collection)
   }
 
   lookup<C extends keyof S & string>(collection: C, index: string, key: string): S[C] | undefined {
@@ -37,10 +37,11 @@ export class BulaStore<S extends Schema> implements Store<S> {
     if (typeof doc.id !== 'string' || doc.id === '') throw new TypeError(`put("${collection}"): a document needs a non-empty string id.`)
     const writer = this.writer
     if (!writer) return this.state.put(collection, doc)
-    // Serialized now, not when written: the caller may change or reuse the object once put returns.
-    const op = JSON.stringify(['put', collection, doc.id, doc])
-    this.state.put(collection, doc)
-    writer.record(op)
+    // Serialized now, not when written: the caller may change or reuse the object once put returns. The text is
+    // the journal's, and what a lazy collection keeps instead of the object.
+    const json = JSON.stringify(doc)
+    this.state.put(collection, doc, json)
+    writer.record(`["put",${JSON.stringify(collection)},${JSON.stringify(doc.id)},${json}]`, this.state.isLazy(collection) ? { collection, id: doc.id, json } : undefined)
   }
 
   delete<C extends keyof S & string>(collection: C, id: string): void {
@@ -52,10 +53,15 @@ export class BulaStore<S extends Schema> implements Store<S> {
     return this.writer?.commit() ?? Promise.resolve()
   }
 
+  compacted(): Promise<void> {
+    return this.writer?.compacted() ?? Promise.resolve()
+  }
+
   close(): Promise<void> {
     this.closing ??= (async () => {
       try {
         await this.writer?.close()
+        this.state.close()
       } catch (error) {
         // The pending changes could not be written: stay open so nothing is lost and close can be tried again.
         this.closing = null

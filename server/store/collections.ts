@@ -55,6 +55,14 @@ export const COLLECTION_NAMES = [
 export const merchantModeGroup = (merchantId: string, mode: string): string => `${merchantId}:${mode}`
 const byMerchantMode = (doc: { merchantId: string; mode: string }): string => merchantModeGroup(doc.merchantId, doc.mode)
 
+/**
+ * Collections start-up may leave unparsed in the data file until a document
+ * is read (docs/storage.md, "Lazy collections"): the two that grow with
+ * every Checkout Session. An idempotency record is read only when a request
+ * is retried; a session when it is fetched, listed or paid.
+ */
+export const LAZY_COLLECTIONS = ['idempotency', 'checkoutSessions'] as const satisfies readonly (keyof Collections)[]
+
 export const INDEXES: IndexSpec<Collections> = {
   unique: {
     apiKeys: { byHash: (key) => key.hash },
@@ -62,6 +70,8 @@ export const INDEXES: IndexSpec<Collections> = {
   },
   groups: {
     apiKeys: { byMerchant: (key) => key.merchantId },
+    // In creation order, so the purge of records past their replay window reads each group from the front.
+    idempotency: { byMerchantMode },
     checkoutSessions: { byMerchantMode },
     events: { byMerchantMode },
     emails: { byMerchantMode },

@@ -1,3 +1,5 @@
+import { RawDocs } from './raw-docs.js'
+import { SnapshotRenderer, type FrozenCollection, type JournalCoverage, type LazyValue } from './snapshot-render.js'
 import type { Doc, IndexSpec, KeyFn, Schema } from './types.js'
 
 /** What the snapshot file holds (docs/storage.md describes the format). */
@@ -16,67 +18,38 @@ export interface SnapshotData {
 }
 
 /**
- * A rendered snapshot: its UTF-8 bytes in chunks of about 1 MiB. Not one
- * string: at 100,000 sessions that was a 130 MB string plus an array of
- * 300,000 line strings, which grew the JS heap by several hundred MB at
- * every compaction, and V8 keeps a heap it has grown.
+ * A document as the state holds it: parsed, or in a lazy collection its JSON
+ * text or the index of its text in the origin file (LazyValue).
  */
-export interface SnapshotText {
-  chunks: Buffer[]
-  bytes: number
-}
+type Stored = Doc | LazyValue
 
-const CHUNK_CHARS = 1 << 20
-
-/** Collects text and turns it into UTF-8 Buffers (outside the JS heap) about every MiB. */
-class ChunkedText {
-  private parts: string[] = []
-  private chars = 0
-  private readonly chunks: Buffer[] = []
-  private bytes = 0
-
-  add(text: string): void {
-    this.parts.push(text)
-    this.chars += text.length
-    if (this.chars >= CHUNK_CHARS) this.flush()
-  }
-
-  finish(): SnapshotText {
-    this.flush()
-    return { chunks: this.chunks, bytes: this.bytes }
-  }
-
-  private flush(): void {
-    if (this.parts.length === 0) return
-    const chunk = Buffer.from(this.parts.join(''), 'utf8')
-    this.chunks.push(chunk)
-    this.bytes += chunk.length
-    this.parts = []
-    this.chars = 0
-  }
+/** Where documents are in a file: their JSON's offset and length, by index. */
+export interface Spans {
+  offsets: number[]
+  lengths: number[]
 }
 
 /** A checked snapshot as start-up uses it: the documents already in maps, in file order. */
 export interface LoadedSnapshot {
-  collections: Map<string, Map<string, Doc>>
+  collections: Map<string, Map<string, Stored>>
   groups?: unknown
   journal?: unknown
+  /**
+   * The file is byte for byte as bula wrote it (its `check` matched), so its
+   * group order agrees with its documents and need not be checked against them.
+   */
+  intact?: boolean
+  /** Where the documents left unparsed (a number in their map: an index here) are in the file. */
+  spans?: Spans
 }
 
-/** The first lines of every snapshot this code writes (docs/storage.md, "Snapshot"); start-up reads such files line by line. */
-export const SNAPSHOT_HEAD = '{\n  "format": "bula-data",\n  "version": 1,\n  "collections": {\n'
-/** How a document line starts: inside its collection, one document per line. */
-export const DOCUMENT_INDENT = '      '
-
-/**
- * The first `bytes` bytes of the journal, when their SHA-256 is `sha256`, are
- * contained in the snapshot that carries this: start-up skips them instead
- * of replaying them over a newer state (a crash between a snapshot and the
- * journal's truncation).
- */
-export interface JournalCoverage {
-  bytes: number
-  sha256: string
+/** A document of a lazy collection now in a journal line: its text as put, and where the line put it. */
+export interface Placement {
+  collection: string
+  id: string
+  json: string
+  offset: number
+  length: number
 }
 
 interface UniqueIndex {
@@ -89,12 +62,24 @@ interface UniqueIndex {
 interface GroupIndex {
   readonly keyOf: KeyFn<Doc>
   readonly idsByKey: Map<string, string[]>
-  readonly keyById: Map<string, string>
+  /**
+   * The key each document joined its group with. Not kept in a lazy
+   * collection: no caller holds its stored documents (get answers copies),
+   * so the stored document itself says which group it is in.
+   */
+  readonly keyById: Map<string, string> | null
+  /**
+   * Ids that left a group since it was last read, applied in one pass when it
+   * is read next: removing from the front of a 100,000-id array one id at a
+   * time moved the whole array each time.
+   */
+  readonly left: Map<string, Set<string>>
 }
 
 interface Collection {
   /** Replaced only by load(), which adopts the map parsed from the snapshot instead of copying it. */
-  docs: Map<string, Doc>
+  docs: Map<string, Stored>
+  readonly lazy: boolean
   readonly unique: Map<string, UniqueIndex>
   readonly groups: Map<string, GroupIndex>
 }
@@ -104,22 +89,54 @@ const NO_IDS: readonly string[] = Object.freeze([])
 /** The whole database in memory: documents by id plus the unique and group indexes. */
 export class DocumentState {
   private readonly collections = new Map<string, Collection>()
+  /** Where documents of lazy collections are on disk: entries in the last snapshot and in the journal. */
+  private readonly raw = new RawDocs()
+  private journalOrigin: number | null = null
+  private snapshotOrigin: number | null = null
 
-  constructor(names: readonly string[], indexes: IndexSpec<Schema> = {}) {
+  constructor(names: readonly string[], indexes: IndexSpec<Schema> = {}, lazy: readonly string[] = []) {
     for (const name of names) {
-      const collection = emptyCollection()
+      const collection = emptyCollection(lazy.includes(name))
       for (const [index, keyOf] of Object.entries(indexes.unique?.[name] ?? {})) {
+        // A unique index needs every key at start-up, which would parse every document of a lazy collection.
+        if (collection.lazy) throw new Error(`Collection "${name}" is lazy and cannot have a unique index ("${index}").`)
         collection.unique.set(index, { keyOf, idByKey: new Map(), keyById: new Map() })
       }
       for (const [index, keyOf] of Object.entries(indexes.groups?.[name] ?? {})) {
-        collection.groups.set(index, { keyOf, idsByKey: new Map(), keyById: new Map() })
+        collection.groups.set(index, { keyOf, idsByKey: new Map(), keyById: collection.lazy ? null : new Map(), left: new Map() })
       }
       this.collections.set(name, collection)
     }
   }
 
-  docs(name: string): Map<string, Doc> {
-    return this.declared(name).docs
+  isLazy(name: string): boolean {
+    return this.declared(name).lazy
+  }
+
+  /** Collections whose documents start-up may leave unparsed until first read. */
+  lazyNames(): Set<string> {
+    return new Set([...this.collections].filter(([, collection]) => collection.lazy).map(([name]) => name))
+  }
+
+  /** The document; in a lazy collection parsed anew at each call (so a caller's changes to it stay its own). */
+  get(name: string, id: string): Doc | undefined {
+    const value = this.declared(name).docs.get(id)
+    return value === undefined ? undefined : this.parsed(id, value)
+  }
+
+  /**
+   * Every document, in map order. Unparsed ones are parsed as they come and
+   * left unparsed in the map: walking a lazy collection (an export, the
+   * clock's scan at start-up) does not keep all of it in memory.
+   */
+  values(name: string): IterableIterator<Doc> {
+    const collection = this.declared(name)
+    if (!collection.lazy) return collection.docs.values() as IterableIterator<Doc>
+    return this.parsedValues(collection.docs)
+  }
+
+  size(name: string): number {
+    return this.declared(name).docs.size
   }
 
   lookup(name: string, index: string, key: string): Doc | undefined {
@@ -127,22 +144,64 @@ export class DocumentState {
     const unique = collection.unique.get(index)
     if (!unique) throw new Error(`Collection "${name}" has no unique index "${index}".`)
     const id = unique.idByKey.get(key)
-    return id === undefined ? undefined : collection.docs.get(id)
+    return id === undefined ? undefined : this.get(name, id)
   }
 
   group(name: string, index: string, key: string): readonly string[] {
     const groups = this.declared(name).groups.get(index)
     if (!groups) throw new Error(`Collection "${name}" has no group index "${index}".`)
-    return groups.idsByKey.get(key) ?? NO_IDS
+    return settledGroup(groups, key) ?? NO_IDS
   }
 
-  put(name: string, doc: Doc): void {
-    putInto(this.declared(name), doc)
+  /** `json` is the document's JSON text, which a lazy collection keeps instead of the object until it is on disk. */
+  put(name: string, doc: Doc, json?: string): void {
+    const collection = this.declared(name)
+    const before = this.before(collection, doc.id)
+    putInto(collection, doc, collection.lazy && json !== undefined ? json : doc, before)
   }
 
   /** True when the document existed. */
   delete(name: string, id: string): boolean {
-    return deleteFrom(this.declared(name), id)
+    const collection = this.declared(name)
+    return deleteFrom(collection, id, this.before(collection, id))
+  }
+
+  /**
+   * What is stored under `id` before it changes: its entry is released, and
+   * in a lazy collection with groups the document says which group it leaves.
+   */
+  private before(collection: Collection, id: string): Doc | undefined {
+    const value = collection.docs.get(id)
+    if (value === undefined) return undefined
+    const doc = collection.lazy && collection.groups.size > 0 ? this.parsed(id, value) : undefined
+    if (typeof value === 'number') this.raw.release(value)
+    return doc
+  }
+
+  /**
+   * Journal lines are on disk: their documents of lazy collections, where
+   * still as put, are read from there from now on, and leave memory.
+   */
+  placed(placements: readonly Placement[]): void {
+    if (this.journalOrigin === null) return
+    for (const { collection, id, json, offset, length } of placements) {
+      const { docs } = this.collections.get(collection)!
+      if (docs.get(id) === json) docs.set(id, this.raw.add(this.journalOrigin, offset, length))
+    }
+  }
+
+  /** The journal file whose lines placed() points into, opened for reading. */
+  readJournal(file: string): void {
+    if (this.lazyNames().size > 0) this.journalOrigin = this.raw.openOrigin(file)
+  }
+
+  /** The journal was replaced by its part after `prefix` (a compaction): entries in it move with it. */
+  journalSwapped(file: string, prefix: number): void {
+    if (this.journalOrigin === null) return
+    const origin = this.raw.openOrigin(file)
+    this.raw.rebase(this.journalOrigin, origin, prefix)
+    this.journalOrigin = origin
+    this.raw.settle(this.origins())
   }
 
   /**
@@ -150,60 +209,114 @@ export class DocumentState {
    * declare is kept (and written back) rather than dropped.
    */
   replayPut(name: string, doc: Doc): void {
-    putInto(this.anyCollection(name), doc)
+    const collection = this.anyCollection(name)
+    const before = this.before(collection, doc.id)
+    putInto(collection, doc, collection.lazy ? JSON.stringify(doc) : doc, before)
   }
 
   replayDelete(name: string, id: string): void {
-    deleteFrom(this.anyCollection(name), id)
+    const collection = this.anyCollection(name)
+    deleteFrom(collection, id, this.before(collection, id))
   }
 
-  /** Fills an empty state from a snapshot; groups keep their saved order. */
-  load(data: LoadedSnapshot): void {
+  /** Fills an empty state from a snapshot (read through `fd`, which it keeps if documents are left in it); groups keep their saved order. */
+  load(data: LoadedSnapshot, file: string, fd: number): void {
+    if (data.spans) {
+      this.snapshotOrigin = this.raw.openOrigin(file, fd)
+      for (let index = 0; index < data.spans.offsets.length; index++) this.raw.add(this.snapshotOrigin, data.spans.offsets[index]!, data.spans.lengths[index]!)
+    }
     for (const [name, docs] of data.collections) {
       const collection = this.anyCollection(name)
       if (collection.docs.size === 0) collection.docs = docs
       else for (const [id, doc] of docs) collection.docs.set(id, doc)
       for (const index of collection.unique.values()) {
-        for (const doc of collection.docs.values()) setUnique(index, doc.id, index.keyOf(doc))
+        for (const doc of collection.docs.values()) setUnique(index, (doc as Doc).id, index.keyOf(doc as Doc))
       }
       for (const [indexName, index] of collection.groups) {
-        restoreGroupOrder(collection, index, savedGroups(data.groups, name, indexName))
+        restoreGroupOrder(collection, index, savedGroups(data.groups, name, indexName), data.intact === true, (id, value) => this.parsed(id, value))
       }
     }
   }
 
   /**
-   * The snapshot file's text: indented JSON with one compact line per
-   * document (docs/storage.md, "Snapshot"), so that it stays readable and
-   * editable, and start-up can parse it document by document. It is rendered
-   * synchronously so it is one point in time: no change can slip in between
-   * two collections. `journal` is the part of the journal this state already
-   * contains.
+   * The state as it is now, as a snapshot rendered chunk by chunk
+   * (docs/storage.md, "Snapshot"). Only arrays of the documents are taken
+   * here, synchronously, so it is one point in time: documents are never
+   * changed in place, so later puts and deletes do not reach the rendering.
+   * `journal` is the part of the journal this state already contains.
    */
-  render(journal: JournalCoverage): SnapshotText {
-    const out = new ChunkedText()
-    const groups: string[] = []
-    out.add(SNAPSHOT_HEAD)
-    let remaining = this.collections.size
+  freeze(journal: JournalCoverage): SnapshotRenderer {
+    const frozen: FrozenCollection[] = []
     for (const [name, collection] of this.collections) {
-      const after = --remaining > 0 ? ',' : ''
-      if (collection.docs.size === 0) {
-        out.add(`    ${JSON.stringify(name)}: {}${after}\n`)
-      } else {
-        out.add(`    ${JSON.stringify(name)}: {\n`)
-        let left = collection.docs.size
-        for (const [id, doc] of collection.docs) out.add(`${DOCUMENT_INDENT}${JSON.stringify(id)}: ${JSON.stringify(doc)}${--left > 0 ? ',' : ''}\n`)
-        out.add(`    }${after}\n`)
-      }
-      if (collection.groups.size > 0) {
-        const indexes = Object.fromEntries([...collection.groups].map(([index, group]) => [index, Object.fromEntries(group.idsByKey)]))
-        groups.push(`    ${JSON.stringify(name)}: ${JSON.stringify(indexes)}`)
+      frozen.push({
+        name,
+        ids: collection.lazy ? Array.from(collection.docs.keys()) : null,
+        values: Array.from(collection.docs.values()),
+        groups: [...collection.groups].map(([index, group]) => [index, settledGroups(group)]),
+      })
+    }
+    return new SnapshotRenderer(frozen, journal, this.raw.reader())
+  }
+
+  /**
+   * After `renderer`'s snapshot replaced the file: every document of a lazy
+   * collection still as it was when frozen is read from the new snapshot
+   * from now on, and the file becomes the origin. An entry only moves (no
+   * map is touched for it); a document kept as text since the previous
+   * snapshot gets an entry.
+   */
+  adopt(file: string, renderer: SnapshotRenderer): void {
+    const { offsets, lengths } = renderer.lazySpans
+    if (offsets.length === 0 && this.snapshotOrigin === null) return
+    const origin = this.raw.openOrigin(file)
+    const covered = renderer.journal.bytes
+    let slot = 0
+    for (const frozen of renderer.collections) {
+      if (frozen.ids === null) continue
+      const { docs } = this.collections.get(frozen.name)!
+      for (let n = 0; n < frozen.ids.length; n++, slot++) {
+        const value = frozen.values[n]!
+        if (typeof value === 'number') {
+          this.raw.point(value, origin, offsets[slot]!, lengths[slot]!)
+          continue
+        }
+        const id = frozen.ids[n]!
+        const now = docs.get(id)
+        if (now === value) docs.set(id, this.raw.add(origin, offsets[slot]!, lengths[slot]!))
+        // Text when frozen, placed in the journal since: by the line the snapshot holds, so the same document.
+        else if (typeof now === 'number' && this.journalOrigin !== null && this.raw.before(now, this.journalOrigin, covered)) {
+          this.raw.point(now, origin, offsets[slot]!, lengths[slot]!)
+        }
       }
     }
-    out.add('  },\n')
-    out.add(groups.length > 0 ? `  "groups": {\n${groups.join(',\n')}\n  },\n` : '  "groups": {},\n')
-    out.add(`  "journal": ${JSON.stringify(journal)}\n}\n`)
-    return out.finish()
+    this.snapshotOrigin = origin
+    this.raw.settle(this.origins())
+  }
+
+  /** The origins entries may point at now: the last snapshot and the journal. */
+  private origins(): number[] {
+    return [this.snapshotOrigin, this.journalOrigin].filter((origin): origin is number => origin !== null)
+  }
+
+  close(): void {
+    this.raw.close()
+  }
+
+  /** A stored document as an object: parsed from its text or from the file if it is kept so. */
+  private parsed(id: string, value: Stored): Doc {
+    if (typeof value === 'number') return this.raw.read(value, id)
+    return typeof value === 'string' ? (JSON.parse(value) as Doc) : value
+  }
+
+  private *parsedValues(docs: Map<string, Stored>): Generator<Doc, undefined> {
+    const read = this.raw.reader()
+    for (const [id, value] of docs) {
+      const doc = typeof value === 'number' ? this.raw.parse(read(value), id) : this.parsed(id, value)
+      // The map's own id string (equal, being checked): a caller that keeps the id (the clock's queue) shares it instead of a copy.
+      ;(doc as { id: string }).id = id
+      yield doc
+    }
+    return undefined
   }
 
   private declared(name: string): Collection {
@@ -215,30 +328,42 @@ export class DocumentState {
   private anyCollection(name: string): Collection {
     let collection = this.collections.get(name)
     if (!collection) {
-      collection = emptyCollection()
+      collection = emptyCollection(false)
       this.collections.set(name, collection)
     }
     return collection
   }
 }
 
-function emptyCollection(): Collection {
-  return { docs: new Map(), unique: new Map(), groups: new Map() }
+function emptyCollection(lazy: boolean): Collection {
+  return { docs: new Map(), lazy, unique: new Map(), groups: new Map() }
 }
 
-function putInto(collection: Collection, doc: Doc): void {
-  collection.docs.set(doc.id, doc)
+/** The key a stored document has in a group index, or undefined when it is not stored. */
+function keyIn(index: GroupIndex, id: string, before: Doc | undefined): string | undefined {
+  if (index.keyById) return index.keyById.get(id)
+  return before === undefined ? undefined : index.keyOf(before)
+}
+
+/**
+ * Puts `doc` as `stored` (the document itself, or in a lazy collection its
+ * text); indexes read the document. `before` is the document it replaces,
+ * in a lazy collection with groups.
+ */
+function putInto(collection: Collection, doc: Doc, stored: Stored, before?: Doc): void {
+  const existed = collection.docs.has(doc.id)
+  collection.docs.set(doc.id, stored)
   for (const index of collection.unique.values()) setUnique(index, doc.id, index.keyOf(doc))
   for (const index of collection.groups.values()) {
     const key = index.keyOf(doc)
-    const previousKey = index.keyById.get(doc.id)
+    const previousKey = existed ? keyIn(index, doc.id, before) : undefined
     if (previousKey === key) continue
     if (previousKey !== undefined) leaveGroup(index, previousKey, doc.id)
     joinGroup(index, key, doc.id)
   }
 }
 
-function deleteFrom(collection: Collection, id: string): boolean {
+function deleteFrom(collection: Collection, id: string, before?: Doc): boolean {
   if (!collection.docs.delete(id)) return false
   for (const index of collection.unique.values()) {
     const key = index.keyById.get(id)
@@ -246,7 +371,7 @@ function deleteFrom(collection: Collection, id: string): boolean {
     if (key !== undefined && index.idByKey.get(key) === id) index.idByKey.delete(key)
   }
   for (const index of collection.groups.values()) {
-    const key = index.keyById.get(id)
+    const key = keyIn(index, id, before)
     if (key !== undefined) leaveGroup(index, key, id)
   }
   return true
@@ -261,43 +386,99 @@ function setUnique(index: UniqueIndex, id: string, key: string): void {
 }
 
 function joinGroup(index: GroupIndex, key: string, id: string): void {
-  const ids = index.idsByKey.get(key)
+  // An id that left this group and comes back goes to the end: its old place must be gone first.
+  const ids = index.left.get(key)?.has(id) ? settledGroup(index, key) : index.idsByKey.get(key)
   if (ids) ids.push(id)
   else index.idsByKey.set(key, [id])
-  index.keyById.set(id, key)
+  index.keyById?.set(id, key)
 }
 
 function leaveGroup(index: GroupIndex, key: string, id: string): void {
-  index.keyById.delete(id)
+  index.keyById?.delete(id)
+  let left = index.left.get(key)
+  if (!left) index.left.set(key, (left = new Set()))
+  left.add(id)
+}
+
+/** The group's ids with those that left it removed (in one pass), or undefined for an empty group. */
+function settledGroup(index: GroupIndex, key: string): string[] | undefined {
   const ids = index.idsByKey.get(key)
-  if (!ids) return
-  const position = ids.indexOf(id)
-  if (position >= 0) ids.splice(position, 1)
-  if (ids.length === 0) index.idsByKey.delete(key)
+  const left = index.left.get(key)
+  if (!left) return ids
+  index.left.delete(key)
+  if (!ids) return undefined
+  const kept = ids.filter((id) => !left.has(id))
+  if (kept.length === 0) {
+    index.idsByKey.delete(key)
+    return undefined
+  }
+  index.idsByKey.set(key, kept)
+  return kept
+}
+
+/** Every group of the index with its ids, copied: what a snapshot writes while the live arrays go on changing. */
+function settledGroups(index: GroupIndex): [string, string[]][] {
+  for (const key of [...index.left.keys()]) settledGroup(index, key)
+  return [...index.idsByKey].map(([key, ids]) => [key, ids.slice()])
 }
 
 /**
  * Rebuilds one group index: first the saved order, keeping only ids whose
  * document still exists under that key (the file may have been edited by
- * hand), then every document not placed yet, in document order.
+ * hand), then every document not placed yet, in document order. An intact
+ * file (its check matched) was written from this very index, so its order
+ * is taken as it is, without looking at the documents (which may still be
+ * unparsed); only documents missing from it (an index this version added)
+ * are read.
  */
-function restoreGroupOrder(collection: Collection, index: GroupIndex, saved: Record<string, unknown>): void {
-  for (const [key, ids] of Object.entries(saved)) {
+function restoreGroupOrder(
+  collection: Collection,
+  index: GroupIndex,
+  saved: Record<string, unknown>,
+  intact: boolean,
+  parse: (id: string, value: Stored) => Doc,
+): void {
+  const docOf = (id: string): Doc | undefined => {
+    const value = collection.docs.get(id)
+    return value === undefined ? undefined : parse(id, value)
+  }
+  let placedCount = 0
+  if (intact) {
+    // Written from this very index: each id once, each document in its group. The parsed arrays are taken as they are.
+    for (const [key, ids] of Object.entries(saved)) {
+      if (!Array.isArray(ids) || ids.length === 0) continue
+      index.idsByKey.set(key, ids as string[])
+      if (index.keyById) for (const id of ids as string[]) index.keyById.set(id, key)
+      placedCount += ids.length
+    }
+    if (placedCount === collection.docs.size) return
+  }
+  // Which ids have a place: the index's own keyById, or (a lazy collection) a set made for the purpose.
+  const placed = index.keyById ?? new Set<string>([...index.idsByKey.values()].flat())
+  const place = (id: string, key: string): void => {
+    if (index.keyById) index.keyById.set(id, key)
+    else (placed as Set<string>).add(id)
+  }
+  for (const [key, ids] of Object.entries(intact ? {} : saved)) {
     if (!Array.isArray(ids)) continue
     // The group's array is looked up once, not once per id: a group can hold every document of the collection.
     let group = index.idsByKey.get(key)
     for (const id of ids) {
-      const doc = typeof id === 'string' ? collection.docs.get(id) : undefined
-      if (doc && !index.keyById.has(id) && index.keyOf(doc) === key) {
-        if (group) group.push(id)
-        else index.idsByKey.set(key, (group = [id]))
-        index.keyById.set(id, key)
-      }
+      if (typeof id !== 'string' || placed.has(id)) continue
+      const doc = docOf(id)
+      if (!doc || index.keyOf(doc) !== key) continue
+      if (group) group.push(id)
+      else index.idsByKey.set(key, (group = [id]))
+      place(id, key)
     }
   }
-  if (index.keyById.size === collection.docs.size) return
-  for (const doc of collection.docs.values()) {
-    if (!index.keyById.has(doc.id)) joinGroup(index, index.keyOf(doc), doc.id)
+  if (placed.size === collection.docs.size) return
+  for (const id of collection.docs.keys()) {
+    if (!placed.has(id)) {
+      const key = index.keyOf(docOf(id)!)
+      joinGroup(index, key, id)
+      place(id, key)
+    }
   }
 }
 

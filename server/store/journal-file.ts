@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto'
+import { createHash, type Hash } from 'node:crypto'
 import { constants } from 'node:fs'
-import type { FileHandle } from 'node:fs/promises'
-import type { JournalCoverage } from './document-state.js'
+import { open, rename, rm, type FileHandle } from 'node:fs/promises'
+import path from 'node:path'
+import type { JournalCoverage } from './snapshot-render.js'
 import { StoreOpenError, type Doc } from './types.js'
-import { isDoc, isRecord, UNCHANGED } from './snapshot-file.js'
+import { isDoc, isRecord, syncDirectory, tempFileOf, UNCHANGED } from './snapshot-file.js'
 
 /**
  * How the journal is opened: append, create, and O_DSYNC where the system
@@ -22,9 +23,12 @@ export function journalFileOf(file: string): string {
 /** One change as the journal stores it: whole documents, so replaying it twice is harmless. */
 export type JournalOp = ['put', string, string, Doc] | ['del', string, string]
 
+/** How every journal line starts; its ops follow, then `]}` and the newline. */
+export const LINE_HEAD = '{"v":1,"ops":['
+
 /** The line of one commit group, built from ops serialized when they were made. */
-export function journalLine(ops: readonly string[]): Buffer {
-  return Buffer.from(`{"v":1,"ops":[${ops.join(',')}]}\n`)
+export function journalText(ops: readonly string[]): string {
+  return `${LINE_HEAD}${ops.join(',')}]}\n`
 }
 
 /**
@@ -39,18 +43,25 @@ export class JournalFile {
   private bytes = 0
   /** Of the good bytes: kept up to date per line so a snapshot never hashes the whole journal. */
   private hash = createHash('sha256')
+  /** Null only after a failed reopen (see dropPrefix): the next append opens the file again. */
+  private handle: FileHandle | null
 
   /**
    * @param syncedWrites The handle was opened with O_DSYNC (see
    *   JOURNAL_OPEN_FLAGS): a write returns only once its bytes are on disk, as
    *   write + fdatasync would, in one system call instead of two. Otherwise
    *   (a system without O_DSYNC) each append is followed by fdatasync.
+   * @param reopen Opens the journal file again, as it was opened (after
+   *   dropPrefix renamed a new file over it).
    */
   constructor(
     readonly path: string,
-    private readonly handle: FileHandle,
+    handle: FileHandle,
     private readonly syncedWrites: boolean,
-  ) {}
+    private readonly reopen: () => Promise<FileHandle>,
+  ) {
+    this.handle = handle
+  }
 
   get size(): number {
     return this.bytes
@@ -58,16 +69,18 @@ export class JournalFile {
 
   /** Resolves once the line is written and on disk (O_DSYNC write, or write + fdatasync). */
   async append(line: Buffer): Promise<void> {
+    this.handle ??= await this.reopen()
+    const handle = this.handle
     if (this.torn) {
-      await this.handle.truncate(this.bytes)
+      await handle.truncate(this.bytes)
       this.torn = false
     }
     try {
       for (let written = 0; written < line.length; ) {
-        const { bytesWritten } = await this.handle.write(line, written, line.length - written)
+        const { bytesWritten } = await handle.write(line, written, line.length - written)
         written += bytesWritten
       }
-      if (!this.syncedWrites) await this.handle.datasync()
+      if (!this.syncedWrites) await handle.datasync()
     } catch (error) {
       this.torn = true
       throw error
@@ -83,17 +96,87 @@ export class JournalFile {
     return { bytes: this.bytes + (line?.length ?? 0), sha256: hash.digest('hex') }
   }
 
-  /** Empties the journal once a snapshot holds everything in it. */
+  /** Empties the journal once a snapshot holds everything in it; appends must not run meanwhile. */
   async clear(): Promise<void> {
+    this.handle ??= await this.reopen()
     await this.handle.truncate(0)
     this.bytes = 0
+    this.torn = false
     this.hash = createHash('sha256')
   }
 
+  /**
+   * Drops the first `prefix` bytes, which a durable snapshot holds, keeping
+   * what was appended since (docs/storage.md, "Compaction"): the rest is
+   * copied to `<journal>.tmp` while appends go on; then, with appends held
+   * by `exclusive`, what came meanwhile is copied too, the copy is synced and
+   * renamed over the journal (`renamed` is told), and appends continue in it. A crash before the
+   * rename leaves the whole journal, whose prefix the snapshot's coverage
+   * skips; after it, only lines the snapshot does not hold.
+   */
+  async dropPrefix(prefix: number, exclusive: (task: () => Promise<void>) => Promise<void>, renamed: () => void): Promise<void> {
+    const temp = tempFileOf(this.path)
+    await rm(temp, { force: true })
+    const copy = await open(temp, 'wx', 0o600)
+    let copyOpen = true
+    const hash = createHash('sha256')
+    try {
+      let copied = await copyRange(this.path, copy, prefix, this.bytes, hash)
+      await exclusive(async () => {
+        copied = await copyRange(this.path, copy, copied, this.bytes, hash)
+        await copy.datasync()
+        copyOpen = false
+        await copy.close()
+        // Closed before the rename: Windows does not rename over an open file.
+        const old = this.handle
+        this.handle = null
+        await old?.close()
+        try {
+          await rename(temp, this.path)
+        } catch (error) {
+          this.handle = await this.reopen()
+          throw error
+        }
+        this.bytes = copied - prefix
+        this.hash = hash
+        this.torn = false
+        renamed()
+        this.handle = await this.reopen()
+        await syncDirectory(path.dirname(this.path))
+      })
+    } finally {
+      if (copyOpen) await copy.close()
+      await rm(temp, { force: true })
+    }
+  }
+
   async close(): Promise<void> {
-    await this.handle.close()
+    await this.handle?.close()
+    this.handle = null
   }
 }
+
+/** Appends bytes [from, to) of `file` to `target`, feeding them to `hash`; answers `to`. */
+async function copyRange(file: string, target: FileHandle, from: number, to: number, hash: Hash): Promise<number> {
+  if (to <= from) return from
+  const source = await open(file, 'r')
+  try {
+    const buffer = Buffer.allocUnsafe(Math.min(COPY_BYTES, to - from))
+    for (let at = from; at < to; ) {
+      const { bytesRead } = await source.read(buffer, 0, Math.min(buffer.length, to - at), at)
+      if (bytesRead === 0) throw new Error(`${file} is shorter than the ${to} bytes written to it`)
+      const bytes = buffer.subarray(0, bytesRead)
+      for (let written = 0; written < bytesRead; ) written += (await target.write(bytes, written, bytesRead - written)).bytesWritten
+      hash.update(bytes)
+      at += bytesRead
+    }
+  } finally {
+    await source.close()
+  }
+  return to
+}
+
+const COPY_BYTES = 1 << 20
 
 /** The SHA-256 a JournalCoverage records. */
 export function sha256(bytes: Buffer): string {

@@ -1,17 +1,29 @@
 import { Low } from 'lowdb'
+import { closeSync } from 'node:fs'
 import { chmod, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { BulaStore } from './bula-store.js'
-import { DocumentState, type SnapshotText } from './document-state.js'
+import { DocumentState, type LoadedSnapshot } from './document-state.js'
 import { errorCode, messageOf } from './error-info.js'
 import { acquireLock, type FileLock } from './file-lock.js'
 import { JOURNAL_OPEN_FLAGS, JournalFile, journalFileOf, replayJournal, sha256 } from './journal-file.js'
 import { JournalWriter } from './journal-writer.js'
-import { coverageOf, DurableTextFile, parseSnapshot, syncDirectory, tempFileOf } from './snapshot-file.js'
+import { coverageOf, DurableTextFile, parseSnapshot, syncDirectory, tempFileOf, type SnapshotContent } from './snapshot-file.js'
+import type { SnapshotRenderer } from './snapshot-render.js'
 import { StoreOpenError, type IndexSpec, type OpenedStore, type OpenStoreOptions, type Schema } from './types.js'
 
 /** The least journal size that triggers compaction by default; past 8 MiB of snapshot, the snapshot's own size is the threshold. */
 export const DEFAULT_JOURNAL_THRESHOLD_BYTES = 8 * 1024 * 1024
+
+/**
+ * Whether lazy collections may stay in the snapshot file until read: the
+ * store keeps that file open, and Windows does not let a new snapshot be
+ * renamed over an open file, so there every document is parsed at start-up.
+ */
+const LAZY_SUPPORTED = process.platform !== 'win32'
+
+/** Low's data when no snapshot file exists, and between writes. */
+const NO_SNAPSHOT: SnapshotContent = Object.freeze({ fd: -1, size: 0, bytes: null })
 
 /** For tests only, never for production: lets a test make the journal's disk fail on demand. */
 export interface StoreTestHooks {
@@ -28,7 +40,7 @@ export interface StoreTestHooks {
  */
 export async function openStore<S extends Schema>(options: OpenStoreOptions<S>, hooks: StoreTestHooks = {}): Promise<OpenedStore<S>> {
   // Key functions take the collection's own document type; inside, every document is a Doc.
-  const state = new DocumentState(options.collections, options.indexes as unknown as IndexSpec<Schema> | undefined)
+  const state = new DocumentState(options.collections, options.indexes as unknown as IndexSpec<Schema> | undefined, options.lazy)
   if (options.file === undefined) return { store: new BulaStore<S>(state, null, null), fresh: true }
 
   const file = path.resolve(options.file)
@@ -55,15 +67,21 @@ async function openFiles<S extends Schema>(
   hooks: StoreTestHooks,
 ): Promise<{ writer: JournalWriter; fresh: boolean }> {
   const warn = options.warn ?? ((message: string) => console.warn(message))
-  // An empty data file reads as '' like a missing one: it holds no data either.
-  const snapshot = new Low<string | SnapshotText>(new DurableTextFile(file), '')
+  const snapshot = new Low<SnapshotContent | SnapshotRenderer>(new DurableTextFile(file), NO_SNAPSHOT)
   await snapshot.read()
-  const snapshotText = typeof snapshot.data === 'string' ? snapshot.data : ''
-  const snapshotLength = snapshotText.length
-  // Low would otherwise hold the whole text for as long as the store is open.
-  snapshot.data = ''
-  const data = snapshotText === '' ? null : parseSnapshot(snapshotText, file)
-  if (data) state.load(data)
+  const content = snapshot.data === NO_SNAPSHOT ? null : (snapshot.data as SnapshotContent)
+  // Low would otherwise hold bytes read ahead for as long as the store is open.
+  snapshot.data = NO_SNAPSHOT
+  let data: LoadedSnapshot | null = null
+  try {
+    // An empty data file reads like a missing one: it holds no data either.
+    if (content && content.size > 0) data = parseSnapshot(content, file, LAZY_SUPPORTED ? state.lazyNames() : undefined)
+  } finally {
+    // Kept open only while documents are left unparsed in it.
+    if (content && !data?.spans) closeSync(content.fd)
+  }
+  if (data) state.load(data, file, content!.fd)
+  const snapshotLength = content?.size ?? 0
   const journalPath = journalFileOf(file)
   const existingJournal = await readIfExists(journalPath)
   const journalContent = existingJournal ?? Buffer.alloc(0)
@@ -78,23 +96,27 @@ async function openFiles<S extends Schema>(
   }
 
   // Everything was read and accepted: only from here on do files change.
-  const writeSnapshot = async (text: SnapshotText): Promise<void> => {
-    snapshot.data = text
+  const writeSnapshot = async (renderer: SnapshotRenderer): Promise<void> => {
+    snapshot.data = renderer
     try {
       await snapshot.write()
     } finally {
-      // Low would otherwise hold the whole text until the next snapshot.
-      snapshot.data = ''
+      snapshot.data = NO_SNAPSHOT
     }
+    state.adopt(file, renderer)
   }
   let snapshotBytes = snapshotLength
   if (!data || journalContent.length > 0) {
-    const text = state.render({ bytes: journalContent.length, sha256: sha256(journalContent) })
-    await writeSnapshot(text)
-    snapshotBytes = text.bytes
+    const renderer = state.freeze({ bytes: journalContent.length, sha256: sha256(journalContent) })
+    await writeSnapshot(renderer)
+    snapshotBytes = renderer.bytes
   }
   const flags = hooks.withoutDsync ? 'a' : JOURNAL_OPEN_FLAGS
-  const handle = await open(journalPath, flags, 0o600)
+  const openJournal = async (): Promise<FileHandle> => {
+    const handle = await open(journalPath, flags, 0o600)
+    return hooks.journalHandle?.(handle) ?? handle
+  }
+  const handle = await openJournal()
   try {
     // A new journal's name must survive a crash, or the lines written to it would vanish with it.
     if (existingJournal === null) await syncDirectory(path.dirname(file))
@@ -103,14 +125,18 @@ async function openFiles<S extends Schema>(
     await restrictToOwner(file)
     await restrictToOwner(journalPath)
     await rm(tempFileOf(file), { force: true })
+    await rm(tempFileOf(journalPath), { force: true })
   } catch (error) {
     await handle.close()
     throw error
   }
-  const journal = new JournalFile(journalPath, hooks.journalHandle?.(handle) ?? handle, flags !== 'a')
+  const journal = new JournalFile(journalPath, handle, flags !== 'a', openJournal)
+  state.readJournal(journalPath)
   const writer = new JournalWriter({
     journal,
-    render: (covered) => state.render(covered),
+    freeze: (covered) => state.freeze(covered),
+    placed: (placements) => state.placed(placements),
+    journalSwapped: (prefix) => state.journalSwapped(journalPath, prefix),
     writeSnapshot,
     snapshotFile: file,
     thresholdBytes: thresholdOf(options.journalThresholdBytes),

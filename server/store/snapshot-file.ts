@@ -1,40 +1,40 @@
 import type { Adapter } from 'lowdb'
-import { open, readFile, rename, rm, type FileHandle } from 'node:fs/promises'
+import { closeSync, fstat, open as fsOpen, readSync } from 'node:fs'
+import { open, rename, rm, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
-import { DOCUMENT_INDENT, SNAPSHOT_HEAD, type JournalCoverage, type LoadedSnapshot, type SnapshotData, type SnapshotText } from './document-state.js'
+import { promisify } from 'node:util'
+import { crc32 } from 'node:zlib'
+import type { LoadedSnapshot, SnapshotData, Spans } from './document-state.js'
 import { errorCode } from './error-info.js'
+import { LineSource } from './line-source.js'
+import { CHECK_LINE_START, DOCUMENT_INDENT, SNAPSHOT_HEAD, SnapshotRenderer, type JournalCoverage } from './snapshot-render.js'
 import { StoreOpenError, type Doc } from './types.js'
 
 /**
  * The lowdb adapter of the snapshot file. Its data is the JSON text itself:
- * the store renders it synchronously at the moment it takes the snapshot,
- * so an object changed while the bytes travel to the disk cannot leak into
- * the file. A write replaces the file atomically and durably: temp file
- * (mode 0600) in the same folder, fdatasync, rename over the target, fsync
- * of the folder.
+ * the bytes as read, or a SnapshotRenderer that renders a state frozen at one moment
+ * chunk by chunk, each chunk written before the next is rendered, so neither
+ * the event loop nor the heap has to take the whole text at once. A write
+ * replaces the file atomically and durably: temp file (mode 0600) in the
+ * same folder, fdatasync, rename over the target, fsync of the folder.
  */
-export class DurableTextFile implements Adapter<string | SnapshotText> {
+export class DurableTextFile implements Adapter<SnapshotContent | SnapshotRenderer> {
   constructor(readonly file: string) {}
 
-  /** The file's text, or null when it does not exist. */
-  async read(): Promise<string | null> {
-    try {
-      return await readFile(this.file, 'utf8')
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') return null
-      throw error
-    }
+  /** The file's bytes and a descriptor open on it, or null when it does not exist. */
+  async read(): Promise<SnapshotContent | null> {
+    return readSnapshotFile(this.file)
   }
 
-  /** Text as a string, or as rendered by DocumentState (UTF-8 chunks). */
-  async write(text: string | SnapshotText): Promise<void> {
+  /** Bytes as read, or a renderer's chunks. */
+  async write(text: SnapshotContent | SnapshotRenderer): Promise<void> {
     const temp = tempFileOf(this.file)
     // A temp file left by a crash may have any mode; a new one gets 0600 from the start.
     await rm(temp, { force: true })
     const handle = await open(temp, 'wx', 0o600)
     try {
-      if (typeof text === 'string') await handle.writeFile(text)
-      else for (const chunk of text.chunks) await writeAll(handle, chunk)
+      if (text instanceof SnapshotRenderer) for (let chunk = text.next(); chunk !== null; chunk = text.next()) await writeAll(handle, chunk)
+      else await writeAll(handle, text.bytes ?? readRange(text.fd, 0, text.size))
       await handle.datasync()
     } catch (error) {
       await handle.close()
@@ -46,6 +46,36 @@ export class DurableTextFile implements Adapter<string | SnapshotText> {
     await syncDirectory(path.dirname(this.file))
   }
 }
+
+/**
+ * A snapshot file opened for reading: its descriptor (the caller closes it,
+ * unless documents are left in it) and size. Its bytes are read a chunk at
+ * a time as it is parsed (`bytes` is only for text given whole, as in tests).
+ */
+export interface SnapshotContent {
+  fd: number
+  size: number
+  bytes: Buffer | null
+}
+
+async function readSnapshotFile(file: string): Promise<SnapshotContent | null> {
+  let fd: number
+  try {
+    fd = await openFd(file, 'r')
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return null
+    throw error
+  }
+  try {
+    return { fd, size: (await fstatFd(fd)).size, bytes: null }
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
+}
+
+const openFd = promisify(fsOpen)
+const fstatFd = promisify(fstat)
 
 async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
   for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten
@@ -68,19 +98,47 @@ export async function syncDirectory(directory: string): Promise<void> {
 }
 
 /**
- * Parses and checks the snapshot file's text; refusals name the file and
- * leave it alone. A file in the layout this code writes is read document by
- * document (no tree for the whole file, and no object with one key per
+ * Parses and checks a snapshot; refusals name the file and leave it alone.
+ * A file in the layout this code writes is read a line at a time, document
+ * by document (no tree for the whole file, and no object with one key per
  * document); any other valid JSON (a file edited or reformatted by hand)
- * takes the general path, with the same result.
+ * takes the general path, with the same result. In an intact file (its
+ * `check` matches), documents of the collections named in `lazy` are left
+ * unparsed in the file: their map holds an index into `spans`, where each
+ * one's JSON is in the file.
  */
-export function parseSnapshot(text: string, file: string): LoadedSnapshot {
-  const fast = parseByLine(text)
+export function parseSnapshot(input: Buffer | string | SnapshotContent, file: string, lazy?: ReadonlySet<string>): LoadedSnapshot {
+  const content: Source =
+    typeof input === 'string' || Buffer.isBuffer(input)
+      ? { fd: null, bytes: Buffer.from(input), size: Buffer.byteLength(input) }
+      : input
+  const fast = parseByLine(content, file, content.fd === null ? undefined : lazy)
   if (fast) return fast
-  const data = parseWhole(text, file)
+  const data = parseWhole(wholeText(content), file)
   const collections = new Map<string, Map<string, Doc>>()
   for (const [name, docs] of Object.entries(data.collections)) collections.set(name, new Map(Object.entries(docs)))
   return { collections, groups: data.groups, journal: data.journal }
+}
+
+/** A snapshot to parse: read through `fd`, or held in `bytes`. */
+interface Source {
+  fd: number | null
+  size: number
+  bytes: Buffer | null
+}
+
+function wholeText(content: Source): string {
+  return (content.bytes ?? readRange(content.fd!, 0, content.size)).toString('utf8')
+}
+
+function readRange(fd: number, from: number, to: number): Buffer {
+  const bytes = Buffer.allocUnsafe(to - from)
+  for (let filled = 0; filled < bytes.length; ) {
+    const read = readSync(fd, bytes, filled, bytes.length - filled, from + filled)
+    if (read === 0) throw new Error(`the file ended at ${from + filled}, before the ${to} bytes it had`)
+    filled += read
+  }
+  return bytes
 }
 
 function parseWhole(text: string, file: string): SnapshotData {
@@ -110,9 +168,7 @@ function parseWhole(text: string, file: string): SnapshotData {
 }
 
 /**
- * `    "name": {`, `    "name": {}` or `    "name": {},`: the name and the form, or null. No regular
- * expression: V8 keeps the last string a regular expression ran on (RegExp.input), and a line
- * sliced from the file's text would keep the whole text alive with it.
+ * `    "name": {`, `    "name": {}` or `    "name": {},`: the name and the form, or null.
  */
 function collectionLine(line: string): { name: unknown; empty: boolean; comma: boolean } | null {
   if (!line.startsWith('    "')) return null
@@ -122,38 +178,50 @@ function collectionLine(line: string): { name: unknown; empty: boolean; comma: b
   return null
 }
 
+const QUOTE = 34
+const COMMA = 44
+const COLON = 58
+const SPACE = 32
+const BACKSLASH = 92
+const HEAD_LINES = SNAPSHOT_HEAD.split('\n').slice(0, -1)
+
 /**
- * The snapshot in the layout DocumentState.render writes, line by line:
+ * The snapshot in the layout DocumentState.freeze renders, line by line:
  * the head, then per collection `"name": {`, one `"id": {...}` line per
- * document, `}`, then the rest (groups, journal) as one small JSON object.
- * Every line is checked to be exactly what the grammar allows at that point
- * (commas included), so a file accepted here is valid JSON meaning the same
- * as JSON.parse reads it. Anything else (a hand-edited line, a duplicate
- * collection, a bad document) answers null and the caller parses the whole
- * text instead, which also words any refusal.
+ * document, `}`, then the rest (groups, journal, check) as one small JSON
+ * object. Every line is checked to be exactly what the grammar allows at
+ * that point (commas included), so a file accepted here is valid JSON
+ * meaning the same as JSON.parse reads it. Anything else (a hand-edited
+ * line, a duplicate collection, a bad document) answers null and the caller
+ * parses the whole text instead, which also words any refusal.
+ *
+ * The CRC-32 of the file is computed as it is read and compared with its
+ * `check` (read first, from the end of the file). When the check is there,
+ * documents of lazy collections are only located (id, and where the JSON
+ * is), to be parsed when read; if the CRC then does not match, they are
+ * parsed and checked here after all, like every other document.
  */
-function parseByLine(text: string): LoadedSnapshot | null {
-  if (!text.startsWith(SNAPSHOT_HEAD)) return null
-  const collections = new Map<string, Map<string, Doc>>()
-  let at = SNAPSHOT_HEAD.length
-  const nextLine = (): string | null => {
-    if (at >= text.length) return null
-    let end = text.indexOf('\n', at)
-    if (end < 0) end = text.length
-    const line = text.slice(at, end)
-    at = end + 1
-    return line
+function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | undefined): LoadedSnapshot | null {
+  const check = expectedCheck(content)
+  let crc = 0
+  const checksum = (bytes: Buffer, offset: number): void => {
+    if (check && offset < check.bytes) crc = crc32(bytes.subarray(0, check.bytes - offset), crc)
   }
+  const source = new LineSource(content.fd, 0, content.size, checksum, content.bytes ?? undefined)
+  for (const expected of HEAD_LINES) if (!source.next() || source.text() !== expected) return null
+  const collections = new Map<string, Map<string, Doc | number>>()
+  const spans: Spans | null = check && lazy ? { offsets: [], lengths: [] } : null
+  const unparsed: Map<string, Doc | number>[] = []
   let more = true
   let first = true
   for (;;) {
-    const line = nextLine()
-    if (line === null) return null
+    if (!source.next()) return null
+    const line = source.text()
     if (line === '  },' || line === '  }') {
       // `{` then `}` with nothing in between: the last collection must not have had a comma, nor may a comma come first.
       if (more && !first) return null
-      const rest = text.slice(at)
-      if (line === '  }') return rest.trim() === '}' ? { collections } : null
+      const rest = source.rest().toString('utf8')
+      if (line === '  }') return rest.trim() === '}' && unparsed.length === 0 ? { collections } : null
       let tail: unknown
       try {
         tail = JSON.parse(`{${rest}`)
@@ -162,7 +230,21 @@ function parseByLine(text: string): LoadedSnapshot | null {
       }
       if (!isRecord(tail) || Object.keys(tail).length === 0) return null
       if (Object.hasOwn(tail, 'format') || Object.hasOwn(tail, 'version') || Object.hasOwn(tail, 'collections')) return null
-      return { collections, groups: tail.groups, journal: tail.journal }
+      const intact = check !== null && crc === check.crc32
+      const loaded: LoadedSnapshot = { collections, groups: tail.groups, journal: tail.journal, intact }
+      if (unparsed.length === 0) return loaded
+      if (intact) return { ...loaded, spans: spans! }
+      // Not as written after all: the located documents are parsed and checked now, like every other.
+      for (const docs of unparsed) {
+        for (const [id, index] of docs) {
+          const at = spans!.offsets[index as number]!
+          const bytes = content.bytes ? content.bytes.subarray(at, at + spans!.lengths[index as number]!) : readRange(content.fd!, at, at + spans!.lengths[index as number]!)
+          const doc = parseJson(bytes.toString('utf8'))
+          if (!isDoc(doc, id)) return null
+          docs.set(id, doc)
+        }
+      }
+      return loaded
     }
     if (!more) return null
     first = false
@@ -170,49 +252,97 @@ function parseByLine(text: string): LoadedSnapshot | null {
     if (!opened) return null
     const { name } = opened
     if (typeof name !== 'string' || collections.has(name)) return null
-    const docs = new Map<string, Doc>()
-    collections.set(name, docs)
     more = opened.comma
-    if (opened.empty) continue
-    // Documents until the collection's closing line; a document line is read in place, without a copy of the line.
-    let docMore = true
-    let docFirst = true
-    for (;;) {
-      if (at >= text.length) return null
-      if (!text.startsWith(DOCUMENT_START, at)) {
-        const closing = nextLine()
-        if ((closing !== '    }' && closing !== '    },') || docFirst || docMore) return null
-        more = closing === '    },'
-        break
-      }
-      if (!docMore) return null
-      docFirst = false
-      let end = text.indexOf('\n', at)
-      if (end < 0) end = text.length
-      docMore = text.charCodeAt(end - 1) === 44 /* , */
-      const member = parseDocumentLine(text, at, docMore ? end - 1 : end)
-      if (!member) return null
-      docs.set(member[0], member[1])
-      at = end + 1
+    if (opened.empty) {
+      collections.set(name, new Map())
+      continue
     }
+    const locate = spans !== null && lazy!.has(name)
+    const docs = readDocuments(source, locate ? spans : null)
+    if (!docs) return null
+    if (locate) unparsed.push(docs)
+    collections.set(name, docs)
+    more = source.text() === '    },'
   }
 }
 
-const DOCUMENT_START = `${DOCUMENT_INDENT}"`
-
-/** `      "id": {...}` between `start` and `end` (the comma excluded): the id (no escapes; others take the general path) and the document, checked. */
-function parseDocumentLine(text: string, start: number, end: number): [string, Doc] | null {
-  const idStart = start + DOCUMENT_START.length
-  const quote = text.indexOf('"', idStart)
-  if (quote < 0 || quote + 3 > end || text.charCodeAt(quote + 1) !== 58 /* : */ || text.charCodeAt(quote + 2) !== 32 /* space */) return null
-  // A backslash or a control character would need JSON's unescaping: rare, left to JSON.parse of the whole file.
-  for (let n = idStart; n < quote; n++) {
-    const code = text.charCodeAt(n)
-    if (code < 32 || code === 92) return null
+/**
+ * Document lines from the next line on, until a line that is not one (left
+ * current: the collection's closing line, checked to be one). Null if any
+ * line is not exactly a document line. With `spans`, documents are located
+ * there instead of parsed (a lazy collection).
+ */
+function readDocuments(source: LineSource, spans: Spans | null): Map<string, Doc | number> | null {
+  const docs = new Map<string, Doc | number>()
+  let docMore = true
+  let docFirst = true
+  for (;;) {
+    if (!source.next()) return null
+    const { bytes, start, end } = source
+    if (!isDocumentStart(bytes, start, end)) {
+      const closing = source.text()
+      if ((closing !== '    }' && closing !== '    },') || docFirst || docMore) return null
+      return docs
+    }
+    if (!docMore) return null
+    docFirst = false
+    docMore = bytes[end - 1] === COMMA
+    const member = documentLine(bytes, start, docMore ? end - 1 : end)
+    if (!member) return null
+    const [id, jsonStart, jsonEnd] = member
+    if (spans) {
+      spans.offsets.push(source.offset + jsonStart - start)
+      docs.set(id, spans.lengths.push(jsonEnd - jsonStart) - 1)
+      continue
+    }
+    const doc = parseJson(bytes.toString('utf8', jsonStart, jsonEnd))
+    if (!isDoc(doc, id)) return null
+    docs.set(doc.id, doc)
   }
-  const doc = parseJson(text.slice(quote + 3, end))
-  // The key is the document's own id string: a slice of the file's text would keep the whole text alive.
-  return isDoc(doc, text.slice(idStart, quote)) ? [doc.id, doc] : null
+}
+
+/** `      "` at `at`: a document line. */
+function isDocumentStart(buf: Buffer, at: number, end: number): boolean {
+  if (at + DOCUMENT_START_BYTES > end) return false
+  for (let n = 0; n < DOCUMENT_START_BYTES - 1; n++) if (buf[at + n] !== SPACE) return false
+  return buf[at + DOCUMENT_START_BYTES - 1] === QUOTE
+}
+
+const DOCUMENT_START_BYTES = DOCUMENT_INDENT.length + 1
+
+/** `      "id": {...}` between `start` and `end` (the comma excluded): the id (no escapes; others take the general path) and where its JSON is. */
+function documentLine(buf: Buffer, start: number, end: number): [string, number, number] | null {
+  const idStart = start + DOCUMENT_START_BYTES
+  // Ids are short: a loop finds the closing quote sooner than a call to indexOf.
+  let quote = idStart
+  for (; quote < end; quote++) {
+    const byte = buf[quote]!
+    if (byte === QUOTE) break
+    // A backslash or a control character would need JSON's unescaping: rare, left to JSON.parse of the whole file.
+    if (byte < SPACE || byte === BACKSLASH) return null
+  }
+  if (quote + 3 > end || buf[quote + 1] !== COLON || buf[quote + 2] !== SPACE) return null
+  return [buf.toString('utf8', idStart, quote), quote + 3, end]
+}
+
+/** Bytes read from the end of the file to find its check line. */
+const TAIL_BYTES = 64 * 1024
+
+/**
+ * The file's `check`, its last member: the length and CRC-32 of everything
+ * before the check line, read from the end of the file. Null when there is
+ * none (files of older versions, or edited by hand), or it does not say
+ * where its own line starts: such a file is read with every check.
+ */
+function expectedCheck(content: Source): { bytes: number; crc32: number } | null {
+  const tailStart = Math.max(0, content.size - TAIL_BYTES)
+  const tail = content.bytes ? content.bytes.subarray(tailStart) : readRange(content.fd!, tailStart, content.size)
+  const at = tail.lastIndexOf(`\n${CHECK_LINE_START}`) + 1
+  if (at === 0) return null
+  const lineEnd = tail.indexOf(10, at)
+  const check = parseJson(tail.toString('utf8', at + CHECK_LINE_START.length, lineEnd < 0 ? tail.length : lineEnd))
+  if (!isRecord(check) || check.bytes !== tailStart + at || typeof check.crc32 !== 'number') return null
+  return { bytes: check.bytes, crc32: check.crc32 }
 }
 
 function parseJson(text: string): unknown {

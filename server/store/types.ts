@@ -43,6 +43,11 @@ export interface Store<S extends Schema> {
    * resolves at once.
    */
   commit(): Promise<void>
+  /**
+   * Resolves once no compaction is running. Commits never wait for one;
+   * this is for tests and the benchmark, which look at the files.
+   */
+  compacted(): Promise<void>
   /** Final snapshot, journal truncated, lock released. Idempotent. */
   close(): Promise<void>
   /** The data file, or null in memory mode. */
@@ -54,6 +59,13 @@ export interface OpenStoreOptions<S extends Schema> {
   file?: string
   collections: readonly (keyof S & string)[]
   indexes?: IndexSpec<S>
+  /**
+   * Collections whose documents start-up may leave unparsed in the snapshot
+   * file until they are first read: ones with many documents that are
+   * seldom read (idempotency records). No unique index; see docs/storage.md,
+   * "Lazy collections".
+   */
+  lazy?: readonly (keyof S & string)[]
   /**
    * Journal size that triggers a snapshot and truncation. Default: the size
    * of the last snapshot, at least DEFAULT_JOURNAL_THRESHOLD_BYTES (8 MiB), so

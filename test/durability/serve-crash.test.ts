@@ -1,4 +1,5 @@
 import { execa } from 'execa'
+import { watch } from 'node:fs'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -53,6 +54,54 @@ describe('bula serve durability', () => {
       }
     }
   })
+
+  // A compaction starts once the journal is as large as the snapshot (8 MiB at least) and runs beside the writes:
+  // killed while it writes the snapshot (data.json.tmp) or swaps the journal (data.json.journal.tmp), the restart
+  // still has every acknowledged session (docs/storage.md, "Compaction").
+  it.each(['data.json.tmp', 'data.json.journal.tmp'])('loses no acknowledged Checkout Session when killed with SIGKILL while a compaction writes %s', async (temp) => {
+    const dataFile = await tempDataFile()
+    const serve = await startServe({ dataFile, args: ['--quiet'] })
+    const key = serve.demo!.business.secret
+    const acknowledged: string[] = []
+    let killed = false
+    const watcher = watch(path.dirname(dataFile), (_event, name) => {
+      if (name === temp && !killed) {
+        killed = true
+        void serve.kill9()
+      }
+    })
+    const client = async (n: number) => {
+      for (let i = 0; !killed; i++) {
+        try {
+          const created = await call(serve.baseUrl, 'POST', '/v1/checkout-sessions', {
+            key,
+            headers: { 'Idempotency-Key': `c${n}-${i}` },
+            body: { amount: 100 + i, currency: 'FJD', metadata: { filler: 'x'.repeat(400) } },
+          })
+          if (created.status === 201) acknowledged.push(created.body.id)
+        } catch {
+          return // the server is gone
+        }
+      }
+    }
+    await Promise.race([Promise.all(Array.from({ length: 8 }, (_, n) => client(n))), new Promise((resolve) => setTimeout(resolve, 60_000))])
+    watcher.close()
+    expect(killed, `${temp} appeared within a minute of creates`).toBe(true)
+    await serve.process
+    // Killed as the file appeared: inside that step, or at worst a moment after it, which must be as safe.
+    expect(acknowledged.length).toBeGreaterThan(1_000)
+
+    const restarted = await startServe({ dataFile, args: ['--quiet'] })
+    try {
+      const missing: string[] = []
+      for (const id of acknowledged) {
+        if ((await call(restarted.baseUrl, 'GET', `/v1/checkout-sessions/${id}`, { key })).status !== 200) missing.push(id)
+      }
+      expect(missing).toEqual([])
+    } finally {
+      await restarted.stop()
+    }
+  }, 120_000)
 
   it('keeps the data file private (0600) and stops cleanly on SIGTERM', async () => {
     const dataFile = await tempDataFile()

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { appendFile, chmod, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { crc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { openStore, type Store } from '../../server/store/index.js'
 import { expectMode } from '../helpers/platform.js'
@@ -170,6 +171,8 @@ describe('store on disk', () => {
     expect(await readFile(`${file}.journal`, 'utf8')).toBe('')
     const text = await readFile(file, 'utf8')
     expect(text).toContain('\n  "format": "bula-data",\n')
+    // The last member checks every byte before its line: length and CRC-32.
+    const checked = text.lastIndexOf('\n  "check": ') + 1
     expect(JSON.parse(text)).toEqual({
       format: 'bula-data',
       version: 1,
@@ -177,6 +180,7 @@ describe('store on disk', () => {
       groups: { payments: { byMerchant: {}, byStatus: {} } },
       // The start-up snapshot contained the whole (then empty) journal; this one too, as close truncates it.
       journal: { bytes: 193, sha256: createHash('sha256').update(journal).digest('hex') },
+      check: { bytes: checked, crc32: crc32(text.slice(0, checked)) },
     })
   })
 

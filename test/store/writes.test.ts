@@ -1,4 +1,4 @@
-import { mkdir, readFile, rmdir, stat, type FileHandle } from 'node:fs/promises'
+import { mkdir, readFile, rmdir, stat, writeFile, type FileHandle } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
 import { StoreWriteError } from '../../server/store/index.js'
 import { journalLines, openTestStore, payment, tempDataFile } from './temp-store.js'
@@ -89,6 +89,8 @@ describe('group commit', () => {
     const { store } = await openTestStore(file, {}, { journalHandle: sabotaged(sabotage) })
     store.put('notes', { id: 'n1', text: 'first' })
     const first = store.commit()
+    // The write starts once this turn of the event loop is over; then it is in flight, held at the gate.
+    await new Promise((resolve) => setImmediate(resolve))
     const nothingPending = store.commit()
     store.put('notes', { id: 'n2', text: 'second' })
     const second = store.commit()
@@ -103,6 +105,17 @@ describe('group commit', () => {
     await store.commit()
     await store.close()
   })
+
+  it('writes the commits made in one turn of the event loop as one line', async () => {
+    const file = await tempDataFile()
+    const { store } = await openTestStore(file)
+    store.put('notes', { id: 'n1', text: 'first' })
+    const first = store.commit()
+    store.put('notes', { id: 'n2', text: 'second' })
+    await Promise.all([first, store.commit()])
+    expect(await journalLines(file)).toEqual(['{"v":1,"ops":[["put","notes","n1",{"id":"n1","text":"first"}],["put","notes","n2",{"id":"n2","text":"second"}]]}'])
+    await store.close()
+  })
 })
 
 describe('compaction', () => {
@@ -113,6 +126,8 @@ describe('compaction', () => {
     for (let n = 0; n < 100; n++) {
       store.put('payments', payment(`p${n}`, n % 2 ? 'm1' : 'm2'))
       await store.commit()
+      // Compaction runs beside the commits; once it is done, the journal holds only what came after its snapshot.
+      await store.compacted()
       // The line that passes the threshold is written before the snapshot, so the journal may hold that one line more.
       expect((await stat(`${file}.journal`)).size).toBeLessThanOrEqual(2_200)
     }
@@ -130,6 +145,36 @@ describe('compaction', () => {
     await reopened.close()
   })
 
+  it('keeps the commits made while a compaction runs, in the journal that replaces the old one', async () => {
+    const file = await tempDataFile()
+    const { store } = await openTestStore(file, { journalThresholdBytes: 64 * 1024 })
+    // Enough documents that each snapshot takes a while to write, so commits arrive during every step of it.
+    for (let n = 0; n < 5_000; n++) store.put('notes', { id: `n${n}`, text: 'x'.repeat(200) })
+    await store.commit()
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, worker) => {
+        for (let n = 0; n < 300; n++) {
+          store.put('payments', payment(`w${worker}-${n}`, `m${worker}`))
+          await store.commit()
+        }
+      }),
+    )
+    await store.compacted()
+    // What a process killed now leaves: the last snapshot and the journal that replaced the old one.
+    const leftBehind = { snapshot: await readFile(file), journal: await readFile(`${file}.journal`) }
+    expect(leftBehind.journal.length).toBeLessThan(64 * 1024 + 2_000)
+    await store.close()
+    await writeFile(file, leftBehind.snapshot)
+    await writeFile(`${file}.journal`, leftBehind.journal)
+    const { store: reopened } = await openTestStore(file)
+    expect(reopened.size('payments')).toBe(2_400)
+    for (let worker = 0; worker < 8; worker++) {
+      expect(reopened.group('payments', 'byMerchant', `m${worker}`)).toEqual(Array.from({ length: 300 }, (_, n) => `w${worker}-${n}`))
+    }
+    expect(reopened.size('notes')).toBe(5_000)
+    await reopened.close()
+  })
+
   it('keeps every change in the journal when the snapshot cannot be written, and tries again later', async () => {
     const file = await tempDataFile()
     const warnings: string[] = []
@@ -141,6 +186,7 @@ describe('compaction', () => {
       store.put('payments', payment(`p${n}`))
       await store.commit()
     }
+    await store.compacted()
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(/Could not compact .*data\.json .*keeps every change/)
     expect((await journalLines(file)).length).toBe(15)
@@ -149,6 +195,7 @@ describe('compaction', () => {
       store.put('payments', payment(`p${n}`))
       await store.commit()
     }
+    await store.compacted()
     expect(warnings).toHaveLength(1)
     expect((await journalLines(file)).length).toBeLessThan(15)
     await store.close()

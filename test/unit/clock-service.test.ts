@@ -117,4 +117,58 @@ describe('ClockService', () => {
     expect(seen).toEqual(['after restart'])
     await second.store.close()
   })
+
+  it('runs derived jobs from the documents themselves, rebuilt at start-up, and skips those the document no longer asks for', async () => {
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-clock-')), 'data.json')
+    type Payout = Collections['payouts']
+    const payout = (id: string, dueAt: number | null) => ({ id, merchantId: 'ms_a', sentAt: dueAt }) as unknown as Payout
+    const derive = (clock: ClockService, seen: string[]) =>
+      clock.derive('payout.note', { collection: 'payouts', dueAt: (doc) => doc.sentAt ?? undefined, run: (doc) => void seen.push(doc.id) })
+    const first = await setup(file)
+    derive(first.clock, [])
+    for (const [id, at] of [['po_1', START + 10 * MINUTE], ['po_2', START + 20 * MINUTE], ['po_3', null]] as const) {
+      first.store.put('payouts', payout(id, at))
+      first.clock.track('payouts', payout(id, at))
+    }
+    // po_2 no longer asks for its time: the queued entry is skipped when it comes up.
+    first.store.put('payouts', payout('po_2', null))
+    await first.store.close()
+
+    const second = await setup(file)
+    const seen: string[] = []
+    derive(second.clock, seen)
+    expect([...second.store.values('jobs')]).toEqual([])
+    const result = await second.clock.advance('ms_a', { ms: 30 * MINUTE })
+    expect(seen).toEqual(['po_1'])
+    expect(result.ran).toEqual([])
+    await second.store.close()
+  })
+
+  it('drops job documents of a derived kind (earlier data files) and runs the derived job once', async () => {
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-clock-')), 'data.json')
+    const first = await setup(file)
+    const due = START + 10 * MINUTE
+    first.store.put('payouts', { id: 'po_1', merchantId: 'ms_a', sentAt: due } as unknown as Collections['payouts'])
+    first.clock.schedule('ms_a', 'payout.note', due, { payoutId: 'po_1' })
+    await first.store.close()
+
+    const second = await setup(file)
+    const seen: string[] = []
+    second.clock.derive('payout.note', { collection: 'payouts', dueAt: (doc) => doc.sentAt ?? undefined, run: (doc) => `noted ${doc.id} ${seen.push(doc.id)}` })
+    expect([...second.store.values('jobs')]).toEqual([])
+    const result = await second.clock.advance('ms_a', { ms: 30 * MINUTE })
+    expect(seen).toEqual(['po_1'])
+    expect(result.ran.map((action) => [action.at, action.kind])).toEqual([[due, 'payout.note']])
+    await second.store.close()
+  })
+
+  it('reads the documents for derived jobs in the background, and an advance waits until it has seen them all', async () => {
+    const { store, clock } = await setup()
+    // More documents than one slice of the scan, so it spans several turns of the event loop.
+    for (let n = 0; n < 5_000; n++) store.put('payouts', { id: `po_${n}`, merchantId: 'ms_a', sentAt: START + MINUTE + n } as unknown as Collections['payouts'])
+    let ran = 0
+    clock.derive('payout.note', { collection: 'payouts', dueAt: (doc) => doc.sentAt ?? undefined, run: () => void ran++ })
+    await clock.advance('ms_a', { ms: 10 * MINUTE })
+    expect(ran).toBe(5_000)
+  })
 })

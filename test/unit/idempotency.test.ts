@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createServiceContext, type Caller } from '../../server/context.js'
 import type { ApiKeyRecord } from '../../server/domain/api-key.js'
 import { newMerchant } from '../../server/domain/merchant.js'
-import { REPLAY_WINDOW_MS, runIdempotent } from '../../server/services/idempotency.js'
+import { registerIdempotencyPurge, REPLAY_WINDOW_MS, runIdempotent } from '../../server/services/idempotency.js'
 import { COLLECTION_NAMES, INDEXES, type Collections } from '../../server/store/collections.js'
 import { openStore } from '../../server/store/index.js'
 import { ApiError } from '../../src/errors.js'
@@ -29,8 +29,9 @@ describe('runIdempotent', () => {
         status: 201,
         body: { id: `thing_${++runs}` },
       }))
-    expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: false })
-    expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: true })
+    // The body also as the JSON text the record keeps, which the answer sends as it is.
+    expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: false, json: '{"id":"thing_1"}' })
+    expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: true, json: '{"id":"thing_1"}' })
     expect(runs).toBe(1)
   })
 
@@ -77,5 +78,30 @@ describe('runIdempotent', () => {
     expect(run().replayed).toBe(true)
     await ctx.clock.advance('ms_a', { ms: 1 })
     expect(run()).toMatchObject({ replayed: false, body: { run: 2 } })
+  })
+
+  it('purges records once past the replay window of the merchant clock, oldest first, and keeps the rest', async () => {
+    const { ctx, wall, caller } = await setup()
+    registerIdempotencyPurge(ctx)
+    const HOUR = 60 * 60 * 1000
+    const run = (key: string) => runIdempotent(ctx, { caller: caller('test'), route: 'POST /a', key }, { amount: 1 }, sameAmount, () => ({ status: 201, body: { key } }))
+    const records = () => ctx.store.group('idempotency', 'byMerchantMode', 'ms_a:test').map((id) => ctx.store.get('idempotency', id)!.response)
+    run('first')
+    wall.tick(HOUR)
+    run('second')
+    wall.tick(HOUR)
+    run('third')
+    await ctx.clock.advance('ms_a', { ms: REPLAY_WINDOW_MS - 2 * HOUR })
+    await ctx.clock.sweep()
+    // `first` is a full window old; `second` is an hour short of it.
+    expect(records()).toEqual(['{"key":"second"}', '{"key":"third"}'])
+    // A key past its window runs again, and its record goes to the end: the group stays in creation order.
+    await ctx.clock.advance('ms_a', { ms: HOUR })
+    expect(run('second')).toMatchObject({ replayed: false })
+    await ctx.clock.sweep()
+    expect(records()).toEqual(['{"key":"third"}', '{"key":"second"}'])
+    await ctx.clock.advance('ms_a', { ms: 2 * REPLAY_WINDOW_MS })
+    await ctx.clock.sweep()
+    expect(records()).toEqual([])
   })
 })

@@ -1,0 +1,143 @@
+import { closeSync, openSync, readSync } from 'node:fs'
+import type { Doc } from './types.js'
+
+/**
+ * Where the documents of lazy collections are on disk: the state keeps such
+ * a document as a number, an entry here, instead of in memory
+ * (docs/storage.md, "Lazy collections"). An entry names a file (an origin:
+ * the snapshot it was written to or read from, or the journal whose line
+ * holds it), an offset and a length. Origins stay open, so an entry is
+ * readable even after a compaction renamed another file over its name;
+ * a compaction points the entries at the new snapshot, or at the new
+ * journal, and the old file is let go once nothing points at it.
+ *
+ * Entries are reused: one whose document was replaced or deleted is
+ * released, and becomes free for a new document only at settle(), once no
+ * snapshot being rendered can still read it.
+ */
+export class RawDocs {
+  private readonly fds = new Map<number, { fd: number; file: string }>()
+  private nextOrigin = 0
+  private readonly offsets: number[] = []
+  private readonly lengths: number[] = []
+  private readonly origins: number[] = []
+  private readonly free: number[] = []
+  private released: number[] = []
+
+  /** Opens `file` for reading as a new origin; answers its id. */
+  openOrigin(file: string, fd = openSync(file, 'r')): number {
+    const origin = this.nextOrigin++
+    this.fds.set(origin, { fd, file })
+    return origin
+  }
+
+  /** A new entry: `length` bytes at `offset` of `origin`. */
+  add(origin: number, offset: number, length: number): number {
+    const index = this.free.pop() ?? this.offsets.length
+    this.point(index, origin, offset, length)
+    return index
+  }
+
+  /** Moves an entry: the same document, now found there. */
+  point(index: number, origin: number, offset: number, length: number): void {
+    this.offsets[index] = offset
+    this.lengths[index] = length
+    this.origins[index] = origin
+  }
+
+  /** The document of this entry was replaced or deleted: the entry is free from the next settle() on. */
+  release(index: number): void {
+    this.released.push(index)
+  }
+
+  /** Whether the entry lies in `origin` before byte `offset`. */
+  before(index: number, origin: number, offset: number): boolean {
+    return this.origins[index] === origin && this.offsets[index]! < offset
+  }
+
+  /** Entries in `from` at or after `prefix` move to `to`, `prefix` bytes earlier (a journal that lost its first `prefix` bytes). */
+  rebase(from: number, to: number, prefix: number): void {
+    for (let index = 0; index < this.origins.length; index++) {
+      if (this.origins[index] === from && this.offsets[index]! >= prefix) this.point(index, to, this.offsets[index]! - prefix, this.lengths[index]!)
+    }
+  }
+
+  /**
+   * After a snapshot was written and every entry still needed points at
+   * `keep` origins: released entries become free, and other origins close.
+   */
+  settle(keep: readonly number[]): void {
+    this.free.push(...this.released)
+    this.released = []
+    for (const [origin, { fd }] of this.fds) {
+      if (keep.includes(origin)) continue
+      closeSync(fd)
+      this.fds.delete(origin)
+    }
+  }
+
+  /** The document of an entry, parsed. */
+  read(index: number, id: string): Doc {
+    const { fd, file } = this.originOf(index)
+    return this.parse(readAt(fd, file, this.offsets[index]!, this.lengths[index]!, this.lengths[index]!), id)
+  }
+
+  /** The document `id` from its bytes; anything else means the file changed under the store. */
+  parse(bytes: Buffer, id: string): Doc {
+    let doc: unknown
+    try {
+      doc = JSON.parse(bytes.toString('utf8'))
+    } catch {
+      doc = undefined
+    }
+    if (typeof doc !== 'object' || doc === null || (doc as Doc).id !== id) {
+      throw new Error(`A data file changed while bula had it open: document "${id}" is no longer where it was written.`)
+    }
+    return doc as Doc
+  }
+
+  /** A reader for many entries in file order: one read per MiB instead of one per document. */
+  reader(): (index: number) => Buffer {
+    let window: Buffer = Buffer.alloc(0)
+    let windowStart = 0
+    let windowOrigin = -1
+    return (index) => {
+      const origin = this.origins[index]!
+      const offset = this.offsets[index]!
+      const length = this.lengths[index]!
+      if (origin !== windowOrigin || offset < windowStart || offset + length > windowStart + window.length) {
+        const { fd, file } = this.originOf(index)
+        window = readAt(fd, file, offset, Math.max(length, WINDOW_BYTES), length)
+        windowStart = offset
+        windowOrigin = origin
+      }
+      return window.subarray(offset - windowStart, offset - windowStart + length)
+    }
+  }
+
+  close(): void {
+    for (const { fd } of this.fds.values()) closeSync(fd)
+    this.fds.clear()
+  }
+
+  private originOf(index: number): { fd: number; file: string } {
+    const origin = this.fds.get(this.origins[index]!)
+    if (!origin) throw new Error('The store is closed.')
+    return origin
+  }
+}
+
+const WINDOW_BYTES = 1 << 20
+
+/** Up to `length` bytes from `offset`: fewer only at the end of the file, never fewer than `needed`. */
+function readAt(fd: number, file: string, offset: number, length: number, needed: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length)
+  let filled = 0
+  while (filled < length) {
+    const read = readSync(fd, buffer, filled, length - filled, offset + filled)
+    if (read === 0) break
+    filled += read
+  }
+  if (filled < needed) throw new Error(`${file} changed while bula had it open: it is shorter than when it was written.`)
+  return buffer.subarray(0, filled)
+}
