@@ -56,6 +56,9 @@ async function withEndpoint(r: Receiver, serverBase = base) {
   const shop = await merchant(serverBase)
   expect((await shop.api.post('/v1/webhook-endpoints', { url: r.url })).status).toBe(200)
   await r.waitFor(1)
+  // The endpoint is active once the simulator has read the receiver's answer, a moment after the receiver
+  // saw the request: wait for the attempt to be recorded, or a payment made now would skip the endpoint.
+  await deliveriesAttempted(shop.api, 'webhook.verified')
   return shop
 }
 
