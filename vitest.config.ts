@@ -1,8 +1,14 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Most test files spend their time waiting on other processes (a bula
+    // serve, the CLI, Chromium), so two files per core keep the CPUs busy;
+    // vitest's default (cores - 1) ran one file at a time on a 2-core
+    // machine. docs/performance.md, "The test suite", has the measurements.
+    maxWorkers: Math.max(2, availableParallelism() * 2),
     setupFiles: ['test/setup/conformance.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -59,16 +59,21 @@ export interface TestMerchant {
   env: { BULA_BASE_URL: string; BULA_API_KEY: string }
 }
 
-/** Signs up a fresh merchant through the CLI, so each test owns its state. */
+/**
+ * Signs up a fresh merchant, so each test owns its state. This is set-up, not
+ * the command under test: it goes straight to `POST /_sim/merchants`, which
+ * saves a CLI start per test; `bula merchants signup` itself is tested in
+ * merchants-and-profiles.test.ts.
+ */
 export async function signupMerchant(baseUrl: string, tier: 'business' | 'individual' = 'business'): Promise<TestMerchant> {
-  const email = `cli-${randomUUID()}@example.fj`
-  const result = await runCli(['merchants', 'signup', '--email', email, '--name', `CLI ${tier}`, '--tier', tier, '--json'], {
-    env: { BULA_BASE_URL: baseUrl },
+  const response = await fetch(`${baseUrl}/_sim/merchants`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `cli-${randomUUID()}@example.fj`, name: `CLI ${tier}`, tier }),
   })
-  if (result.exitCode !== 0) throw new Error(`signup failed (exit ${result.exitCode}): ${result.stdout}${result.stderr}`)
-  const { merchant, keys } = parseJsonOutput<{ merchant: { id: string }; keys: { secret: string; publishable: string } }>(
-    result,
-  )
+  const text = await response.text()
+  if (response.status !== 201) throw new Error(`signup failed (HTTP ${response.status}): ${text}`)
+  const { merchant, keys } = JSON.parse(text) as { merchant: { id: string }; keys: { secret: string; publishable: string } }
   return {
     merchantId: merchant.id,
     secret: keys.secret,
