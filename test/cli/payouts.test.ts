@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import {
   checkoutSessionSchema,
@@ -19,14 +20,22 @@ async function succeed(merchant: TestMerchant, args: string[]): Promise<unknown>
   return parseJsonOutput(result)
 }
 
+// Set-up over HTTP (bula settings set and bula sessions create/pay have tests of their own).
 async function setSchedule(merchant: TestMerchant, schedule: PayoutSchedule): Promise<void> {
-  await succeed(merchant, ['settings', 'set', '--payout-schedule', schedule])
+  const answer = await merchant.api.patch('/_sim/settings', { payoutSchedule: schedule })
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
 }
 
-/** A Checkout Session paid by the customer stand-in: the balance grows by `amount`. */
+/** A Checkout Session paid by the customer stand-in: the balance grows by `amount` (dollars). */
 async function takePayment(merchant: TestMerchant, amount: string): Promise<void> {
-  const session = checkoutSessionSchema.parse(await succeed(merchant, ['sessions', 'create', '--amount', amount]))
-  await succeed(merchant, ['sessions', 'pay', session.id])
+  const created = await merchant.api.post(
+    '/v1/checkout-sessions',
+    { amount: Math.round(Number(amount) * 100), currency: 'FJD' },
+    { headers: { 'idempotency-key': randomUUID() } },
+  )
+  expect(created.status, JSON.stringify(created.body)).toBe(201)
+  const paid = await merchant.api.post(`/_sim/checkout-sessions/${checkoutSessionSchema.parse(created.body).id}/pay`, { outcome: 'succeeded' })
+  expect(paid.status, JSON.stringify(paid.body)).toBe(200)
 }
 
 const balanceOf = async (merchant: TestMerchant): Promise<number> =>

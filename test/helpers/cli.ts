@@ -1,9 +1,9 @@
 import { execa, type Result } from 'execa'
-import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
+import { client, signupMerchant as signupOverHttp } from './http.js'
 import { BIN, startServe, type ServeProcess } from './serve-process.js'
 
 export type CliResult = Result<{ reject: false }>
@@ -57,28 +57,26 @@ export interface TestMerchant {
   publishable: string
   /** Environment that points the CLI at this merchant. */
   env: { BULA_BASE_URL: string; BULA_API_KEY: string }
+  /**
+   * The API with this merchant's secret key, for a test's set-up (the
+   * payments, settings and objects it needs before the command it is about):
+   * an HTTP call instead of a CLI start.
+   */
+  api: ReturnType<typeof client>
 }
 
 /**
- * Signs up a fresh merchant, so each test owns its state. This is set-up, not
- * the command under test: it goes straight to `POST /_sim/merchants`, which
- * saves a CLI start per test; `bula merchants signup` itself is tested in
- * merchants-and-profiles.test.ts.
+ * Signs up a fresh merchant over HTTP, so each test owns its state; `bula
+ * merchants signup` itself is tested in merchants-and-profiles.test.ts.
  */
 export async function signupMerchant(baseUrl: string, tier: 'business' | 'individual' = 'business'): Promise<TestMerchant> {
-  const response = await fetch(`${baseUrl}/_sim/merchants`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `cli-${randomUUID()}@example.fj`, name: `CLI ${tier}`, tier }),
-  })
-  const text = await response.text()
-  if (response.status !== 201) throw new Error(`signup failed (HTTP ${response.status}): ${text}`)
-  const { merchant, keys } = JSON.parse(text) as { merchant: { id: string }; keys: { secret: string; publishable: string } }
+  const { merchant, keys } = await signupOverHttp(baseUrl, tier, `CLI ${tier}`)
   return {
     merchantId: merchant.id,
     secret: keys.secret,
     publishable: keys.publishable,
     env: { BULA_BASE_URL: baseUrl, BULA_API_KEY: keys.secret },
+    api: client(baseUrl, keys.secret),
   }
 }
 
