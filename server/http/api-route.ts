@@ -35,10 +35,11 @@ const hasBody = (req: Request): boolean =>
 /**
  * A body the JSON parser did not read because it is not JSON is refused as
  * such, rather than read as no body at all (a `text/plain` body would
- * otherwise pass as `{}`, or be refused for a field it does contain).
+ * otherwise pass as `{}`, or be refused for a field it does contain). The
+ * parser (json-body.ts) sets `req.body` exactly when the Content-Type is JSON.
  */
 function requireJson(req: Request): void {
-  if (hasBody(req) && !req.is('application/json')) {
+  if (req.body === undefined && hasBody(req)) {
     throw apiError('unsupported_media_type', `Send the body as JSON, with \`Content-Type: application/json\` (got ${req.get('content-type') ?? 'none'}).`, { param: 'Content-Type' })
   }
 }

@@ -66,4 +66,28 @@ describe('every route is strict', () => {
     const sent = await call(server().baseUrl, 'POST', `/v1/invoices/${created.body.id}/send`, { key: secret, headers: { 'idempotency-key': 'strict-send' } })
     expect(sent.status).toBe(200)
   })
+
+  it('reads a plain JSON body directly exactly as express.json reads any other: the same answer for every body', async () => {
+    // `application/json` with a Content-Length takes the direct reader (server/http/json-body.ts); the same body
+    // with `charset=utf-8` written without a space goes through express.json. Both must answer alike.
+    const bodies = ['', '   ', '{"amount": 100, "currency": "FJD"}', ' \n\t{"amount":100,"currency":"FJD"}', '\uFEFF{"amount":100,"currency":"FJD"}', '[1]', '"text"', '42', 'null', '{"amount":', '{"amount": 1e400}', '\u2028{}', '{"__proto__": {}}']
+    const answers = async (contentType: string) => {
+      const seen: string[] = []
+      for (const [index, rawBody] of bodies.entries()) {
+        const answer = await call(server().baseUrl, 'POST', '/v1/checkout-sessions', {
+          key: secret,
+          headers: { 'idempotency-key': `reader-${contentType}-${index}`, 'content-type': contentType },
+          rawBody,
+        })
+        seen.push(`${JSON.stringify(rawBody)}: ${answer.status} ${answer.body?.error ? JSON.stringify(answer.body.error) : answer.body?.status}`)
+      }
+      return seen
+    }
+    const direct = await answers('application/json')
+    expect(direct).toEqual(await answers('application/json;charset=utf-8'))
+    // And the answers are the ones each kind of body deserves.
+    expect(direct.filter((line) => line.endsWith(' 201 pending'))).toHaveLength(3)
+    // Whitespace, a string, a number, null, a cut-off object and a line separator before the object are not JSON bodies.
+    expect(direct.filter((line) => line.includes('The body is not valid JSON.'))).toHaveLength(6)
+  })
 })
