@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Request, RequestHandler, Response } from 'express'
 import type { Caller, ServiceContext } from '../context.js'
 import { newId } from '../ids.js'
@@ -7,17 +7,23 @@ import { struckFaultOf } from './faults.js'
 /** A dashboard login link works once, but a log line outlives it: the token stays out of the log. */
 const withoutLoginToken = (url: string): string => url.replace(/^\/dashboard\/login\/[^/?#]+/, '/dashboard/login/…')
 
-/** JSON with object keys sorted, so one body digests the same however a client orders its fields. */
-const sortedJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, inner: unknown) =>
-    typeof inner === 'object' && inner !== null && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  )
+/**
+ * JSON with object keys sorted, so one body digests the same however a
+ * client orders its fields. Written out directly: a JSON.stringify replacer
+ * building sorted copies cost every create about 1 % of its CPU.
+ */
+function sortedJson(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value)
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`
+  const object = value as Record<string, unknown>
+  return `{${Object.keys(object)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${sortedJson(object[key])}`)
+    .join(',')}}`
+}
 
 /** What tells a retry of a request from another request, kept instead of the body (which may hold a customer's e-mail). */
-const requestDigest = (req: Request): string =>
-  createHash('sha256').update(`${req.method} ${req.originalUrl.split('?')[0]}\n${sortedJson(req.body ?? {})}`).digest('base64url')
+const requestDigest = (req: Request): string => hash('sha256', `${req.method} ${req.originalUrl.split('?')[0]}\n${sortedJson(req.body ?? {})}`, 'base64url')
 
 function retryAfterOf(res: Response): number | null {
   const value = Number(res.getHeader('retry-after'))

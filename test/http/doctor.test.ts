@@ -90,6 +90,13 @@ describe('a create retried with a new Idempotency-Key', () => {
     expect(found.fix).toContain('send it on every retry')
   })
 
+  it('knows the same body with its fields in another order for the same request', async () => {
+    const shop = await merchant()
+    expect((await shop.create('attempt-1')).status).toBe(201)
+    expect((await shop.create('attempt-2', { metadata: { order: '1042' }, currency: 'FJD', amount: 4550 })).status).toBe(201)
+    expect(await shop.finding('create-retried-with-new-key')).toMatchObject({ severity: 'error' })
+  })
+
   it('is an error even when the first attempt made nothing (a reset): the next lost answer would', async () => {
     const shop = await merchant()
     await shop.api.post('/_sim/faults', { route: 'POST /v1/checkout-sessions', action: 'reset' })
