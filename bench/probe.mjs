@@ -26,7 +26,8 @@ function probe() {
       })
     })
     .on('error', (error) => {
-      process.send({ type: 'error', message: error.message })
+      // After 'stop' the agent is destroyed with a probe in flight: that error has nobody left to tell.
+      if (process.connected) process.send({ type: 'error', message: error.message })
       inFlight = false
     })
 }
