@@ -331,6 +331,8 @@ export class ClockService {
     /** Real time spent waiting for receivers: an advance does not let it move the merchant's clock. */
     let waitedMs = 0
     const settle = async (which: 'all' | 'one'): Promise<void> => {
+      // Nothing in flight is nothing to wait for: a busy event loop's delay in resuming is not a receiver's.
+      if (inFlight.size === 0) return
       const began = performance.now()
       await this.settle(inFlight, deadline, which)
       waitedMs += performance.now() - began
