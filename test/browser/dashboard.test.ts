@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium, screenshotPath, skipBrowserTests } from '../helpers/browser.js'
-import { runCli, signupMerchant, type TestMerchant } from '../helpers/cli.js'
+import { removeCliConfigDir, runCli, signupMerchant, type TestMerchant } from '../helpers/cli.js'
 import { DAY, HOUR, client } from '../helpers/http.js'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
 import { startServe, type ServeProcess } from '../helpers/serve-process.js'
@@ -33,6 +33,7 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await browser?.close()
     await receiver?.close()
     await serve?.stop()
+    removeCliConfigDir()
   })
 
   const shoot = (name: string) => page.screenshot({ path: screenshotPath(`dashboard-${name}`), fullPage: true })

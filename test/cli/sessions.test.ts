@@ -6,8 +6,7 @@ import {
   payResponseSchema,
   type CheckoutSession,
 } from '../../src/schemas/index.js'
-import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
-import { client } from '../helpers/http.js'
+import { parseJsonOutput, runCli, setUpApi, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
 
 const HOUR = 60 * 60 * 1000
 
@@ -94,7 +93,7 @@ describe('sessions create', () => {
       secret: 'sk_test_none',
       publishable: 'pk_test_none',
       env: { BULA_BASE_URL: 'http://127.0.0.1:9', BULA_API_KEY: 'sk_test_none' },
-      api: client('http://127.0.0.1:9', 'sk_test_none'),
+      api: setUpApi('http://127.0.0.1:9', 'sk_test_none'),
     }
     const result = await sessions(offline, ['create', '--amount', '1.234'])
     expect(result.exitCode).toBe(2)

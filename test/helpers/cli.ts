@@ -1,27 +1,34 @@
 import { execa, type Result } from 'execa'
 import { mkdtempSync, rmSync } from 'node:fs'
+import http from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll } from 'vitest'
-import { client, signupMerchant as signupOverHttp } from './http.js'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { BIN, startServe, type ServeProcess } from './serve-process.js'
 
 export type CliResult = Result<{ reject: false }>
 
-// Vitest loads this module once per test file, so each file gets its own
-// config folder and files never see each other's profiles.
-let configDir: string | undefined
+// A worker runs several test files with this module loaded once
+// (isolate: false), so the config folder is kept per test file: files never
+// see each other's profiles.
+const configDirs = new Map<string, string>()
+const testFile = (): string => expect.getState().testPath ?? ''
 
 /** The per-test-file BULA_CONFIG_DIR the CLI runs with, created on first use. */
 export function cliConfigDir(): string {
-  configDir ??= mkdtempSync(path.join(tmpdir(), 'bula-cli-'))
-  return configDir
+  let dir = configDirs.get(testFile())
+  if (!dir) {
+    dir = mkdtempSync(path.join(tmpdir(), 'bula-cli-'))
+    configDirs.set(testFile(), dir)
+  }
+  return dir
 }
 
 /** For the test file's afterAll. */
 export function removeCliConfigDir(): void {
-  if (configDir) rmSync(configDir, { recursive: true, force: true })
-  configDir = undefined
+  const dir = configDirs.get(testFile())
+  if (dir) rmSync(dir, { recursive: true, force: true })
+  configDirs.delete(testFile())
 }
 
 /**
@@ -51,6 +58,52 @@ export function parseJsonOutput<T = unknown>(result: CliResult): T {
   }
 }
 
+/** What a set-up request answered. */
+export interface SetUpAnswer {
+  status: number
+  body: any // eslint-disable-line @typescript-eslint/no-explicit-any -- each route's own JSON
+}
+
+/**
+ * One request to `bula serve` for a test's set-up, on a connection of its
+ * own (agent: false). fetch keeps connections alive between requests, and
+ * between two CLI starts a loaded machine left one idle for as long as the
+ * server keeps it: the next request met it closing ("other side closed").
+ */
+function setUpRequest(baseUrl: string, key: string | undefined, method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<SetUpAnswer> {
+  const text = body === undefined ? undefined : JSON.stringify(body)
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      new URL(route, baseUrl),
+      {
+        method,
+        agent: false,
+        headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(text === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      },
+      (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () => {
+          const answer = Buffer.concat(chunks).toString('utf8')
+          resolve({ status: response.statusCode ?? 0, body: answer.length > 0 ? JSON.parse(answer) : undefined })
+        })
+        response.on('error', reject)
+      },
+    )
+    request.on('error', reject)
+    request.end(text)
+  })
+}
+
+/** The API with one key, for set-up (setUpRequest). */
+export function setUpApi(baseUrl: string, key?: string) {
+  return {
+    get: (route: string) => setUpRequest(baseUrl, key, 'GET', route),
+    post: (route: string, body?: unknown, { headers }: { headers?: Record<string, string> } = {}) => setUpRequest(baseUrl, key, 'POST', route, body, headers),
+    patch: (route: string, body?: unknown) => setUpRequest(baseUrl, key, 'PATCH', route, body),
+  }
+}
+
 export interface TestMerchant {
   merchantId: string
   secret: string
@@ -62,7 +115,7 @@ export interface TestMerchant {
    * payments, settings and objects it needs before the command it is about):
    * an HTTP call instead of a CLI start.
    */
-  api: ReturnType<typeof client>
+  api: ReturnType<typeof setUpApi>
 }
 
 /**
@@ -70,13 +123,15 @@ export interface TestMerchant {
  * merchants signup` itself is tested in merchants-and-profiles.test.ts.
  */
 export async function signupMerchant(baseUrl: string, tier: 'business' | 'individual' = 'business'): Promise<TestMerchant> {
-  const { merchant, keys } = await signupOverHttp(baseUrl, tier, `CLI ${tier}`)
+  const answer = await setUpApi(baseUrl).post('/_sim/merchants', { email: `cli-${tier}@example.test`, name: `CLI ${tier}`, tier })
+  if (answer.status !== 201) throw new Error(`signup failed (HTTP ${answer.status}): ${JSON.stringify(answer.body)}`)
+  const { merchant, keys } = answer.body as { merchant: { id: string }; keys: { secret: string; publishable: string } }
   return {
     merchantId: merchant.id,
     secret: keys.secret,
     publishable: keys.publishable,
     env: { BULA_BASE_URL: baseUrl, BULA_API_KEY: keys.secret },
-    api: client(baseUrl, keys.secret),
+    api: setUpApi(baseUrl, keys.secret),
   }
 }
 

@@ -93,9 +93,9 @@ export function client(baseUrl: string, key?: string) {
   }
 }
 
-export async function signupMerchant(baseUrl: string, tier: 'business' | 'individual' = 'business', name = `Test ${tier}`) {
+export async function signupMerchant(baseUrl: string, tier: 'business' | 'individual' = 'business') {
   const response = await call(baseUrl, 'POST', '/_sim/merchants', {
-    body: { email: `${tier}@example.test`, name, tier },
+    body: { email: `${tier}@example.test`, name: `Test ${tier}`, tier },
   })
   if (response.status !== 201) throw new Error(`signup failed: ${JSON.stringify(response.body)}`)
   return response.body as { merchant: { id: string }; keys: { secret: string; publishable: string } }
