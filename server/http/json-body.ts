@@ -58,7 +58,7 @@ function checkParsedBody(body: object): void {
   }
 }
 
-/** The largest body any route takes (contract: 413 above it). */
+/** The largest body any route takes: 413 `payload_too_large` above it (docs/simulator.md). */
 const BODY_LIMIT_BYTES = 1024 * 1024
 
 /** An error as body-parser raises it, so that errors.ts answers both readers' failures alike. */
