@@ -16,7 +16,8 @@ export default defineConfig({
     // and each file's helpers clean up after it.
     isolate: false,
     setupFiles: ['test/setup/conformance.ts'],
-    testTimeout: 30_000,
+    // Room for a test of a dozen CLI starts in a row on a loaded 2-core machine (about 20 s seen on CI, four files at once).
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     // A condition polled for (a delivery landing, a stream line) gets as long
     // as a busy machine needs; a broken one still fails, after 15 s.

@@ -195,7 +195,7 @@ describe('bula events export --as-fixture', () => {
     // Its times read as every time the CLI shows (issue 14): Fiji time with UTC beside it.
     expect(fixture.description).toMatch(/ from \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d FJT \(.*UTC\) to /)
     expect(fixture.steps.every((step) => typeof step.description === 'string')).toBe(true)
-    // Twenty CLI starts one after another: 28 s on a loaded CI, so more than the default 30 s of room.
+    // Twenty CLI starts one after another: 28 s on a loaded CI.
   }, 90_000)
 
   it('prints the fixture without --out, exports the newest events with --limit, and keeps an existing file', async () => {
