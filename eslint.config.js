@@ -88,6 +88,25 @@ export default tseslint.config(
     },
   },
   {
+    // A CLI command starts in a fraction of a second only if it leaves zod
+    // and the schemas unloaded (about 50 ms and a tenth of its memory):
+    // commands and their helpers take types from the schemas, and values from
+    // the zod-free src/schemas/enums.ts. Commands that read a user's file
+    // (fixtures, imports) check it through a module of their own.
+    files: ['commands/**/*.ts', 'src/cli/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['zod'], allowTypeImports: true, message: 'Take types only: loading zod costs every command about 50 ms of its start.' },
+            { regex: '(^|/)schemas/(?!enums\\.js$)', allowTypeImports: true, message: 'Take types from the schemas and values from src/schemas/enums.ts: the schemas load zod.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The clock module is the one place that reads wall time; the CLI and
     // tests live outside the simulator's time rules.
     files: ['server/clock/**', 'server/ids.ts', 'src/**', 'commands/**', 'test/**', 'bench/**', 'bin/**', 'scripts/**'],

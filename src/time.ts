@@ -17,6 +17,22 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
  */
 const dayText = (year: number, month: number, day: number): string => `${day} ${MONTHS[month - 1]} ${year}`
 
+/**
+ * Whether `text` is a calendar date that exists, as YYYY-MM-DD: what the
+ * API's `isoDateSchema` accepts, without loading zod (the CLI checks
+ * `--due` before it sends anything). test/unit/time.test.ts holds the two
+ * to the same answers.
+ */
+export function isCalendarDate(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
+  if (!match) return false
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number]
+  // setUTCFullYear, unlike Date.UTC, keeps years 0–99 as they are.
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day)
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
 /** `2026-12-31` → `31 Dec 2026`. */
 export function formatDay(isoDate: string): string {
   const [year, month, day] = isoDate.split('-').map(Number)

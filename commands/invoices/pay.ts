@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { checkoutSessionFields, paymentIntentFields } from '../../src/cli/fields.js'
 import { invoiceIdArg } from '../../src/cli/invoice-inputs.js'
-import { payInvoiceRequestSchema, providerSchema, type PayResponse } from '../../src/schemas/index.js'
+import { PAYMENT_OUTCOMES, PROVIDERS } from '../../src/schemas/enums.js'
+import type { PayResponse } from '../../src/schemas/index.js'
 
 export default class InvoicesPay extends BaseCommand<PayResponse> {
   static override summary = 'Pay a sent Invoice as the customer would on its hosted page (test mode).'
@@ -23,10 +24,10 @@ export default class InvoicesPay extends BaseCommand<PayResponse> {
   static override flags = {
     outcome: Flags.option({
       description: 'How the payment ends.',
-      options: payInvoiceRequestSchema.shape.outcome.options,
+      options: PAYMENT_OUTCOMES,
       default: 'succeeded' as const,
     })(),
-    provider: Flags.option({ description: 'Provider the customer picks (default: card).', options: providerSchema.options })(),
+    provider: Flags.option({ description: 'Provider the customer picks (default: card).', options: PROVIDERS })(),
   }
 
   async run(): Promise<PayResponse> {

@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { checkoutSessionFields, paymentIntentFields } from '../../src/cli/fields.js'
-import { paySessionRequestSchema, providerSchema, type PayResponse } from '../../src/schemas/index.js'
+import { PAYMENT_OUTCOMES, PROVIDERS } from '../../src/schemas/enums.js'
+import type { PayResponse } from '../../src/schemas/index.js'
 
 export default class SessionsPay extends BaseCommand<PayResponse> {
   static override summary = 'Pay a Checkout Session as the customer would on the hosted page (test mode).'
@@ -24,10 +25,10 @@ export default class SessionsPay extends BaseCommand<PayResponse> {
   static override flags = {
     outcome: Flags.option({
       description: 'How the payment ends.',
-      options: paySessionRequestSchema.shape.outcome.options,
+      options: PAYMENT_OUTCOMES,
       default: 'succeeded' as const,
     })(),
-    provider: Flags.option({ description: 'Provider the customer picks (default: card).', options: providerSchema.options })(),
+    provider: Flags.option({ description: 'Provider the customer picks (default: card).', options: PROVIDERS })(),
   }
 
   async run(): Promise<PayResponse> {

@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core'
 import { readFile } from 'node:fs/promises'
 import { ApiError } from '../errors.js'
-import { isoDateSchema, type CreateInvoiceRequest, type InvoiceItem, type UpdateInvoiceRequest } from '../schemas/index.js'
+import type { CreateInvoiceRequest, InvoiceItem, UpdateInvoiceRequest } from '../schemas/index.js'
+import { isCalendarDate } from '../time.js'
 import { parseUnitPrice } from '../money.js'
 import { usageError, usageParser } from './usage.js'
 
@@ -50,7 +51,7 @@ export function parseTax(input: string): TaxLine {
 /** `--due 2026-12-31`: a calendar date that exists, as the API takes it. */
 export function parseDueDate(input: string): string {
   const date = input.trim()
-  if (!isoDateSchema.safeParse(date).success) {
+  if (!isCalendarDate(date)) {
     throw new Error(`Invalid due date "${input}": use an existing date as YYYY-MM-DD, e.g. 2026-12-31.`)
   }
   return date

@@ -1,17 +1,18 @@
-import { quoteCurrencySchema, type CreateCheckoutSessionRequest, type QuoteCurrency } from '../schemas/index.js'
+import { QUOTE_CURRENCIES } from '../schemas/enums.js'
+import type { CreateCheckoutSessionRequest, QuoteCurrency } from '../schemas/index.js'
 import { parseDollars } from '../money.js'
 import { usageError } from './usage.js'
 
 export type QuoteRequest = NonNullable<CreateCheckoutSessionRequest['quote']>
 
-const QUOTE_PATTERN = new RegExp(`^(\\S+?)\\s*(${quoteCurrencySchema.options.join('|')})$`, 'i')
+const QUOTE_PATTERN = new RegExp(`^(\\S+?)\\s*(${QUOTE_CURRENCIES.join('|')})$`, 'i')
 
 /** `--quote 25.00USD`, `25USD` or `25.5 AUD`: a price in cents of USD or AUD. */
 export function parseQuote(input: string): QuoteRequest {
   const match = QUOTE_PATTERN.exec(input.trim())
   if (!match) {
     throw new Error(
-      `Invalid quote "${input}": give an amount and ${quoteCurrencySchema.options.join(' or ')}, e.g. 25.00USD or "25.5 AUD".`,
+      `Invalid quote "${input}": give an amount and ${QUOTE_CURRENCIES.join(' or ')}, e.g. 25.00USD or "25.5 AUD".`,
     )
   }
   const [, amount = '', currency = ''] = match

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { SESSION_STATUSES } from './enums.js'
+import { PAYMENT_OUTCOMES, PROVIDERS, QUOTE_CURRENCIES, SESSION_STATUSES } from './enums.js'
 import { httpsUrlSchema, integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
 
 export { MAX_AMOUNT } from '../money.js'
@@ -8,10 +8,10 @@ import { MAX_AMOUNT } from '../money.js'
 export const sessionStatusSchema = z.enum(SESSION_STATUSES)
 export type SessionStatus = z.infer<typeof sessionStatusSchema>
 
-export const quoteCurrencySchema = z.enum(['USD', 'AUD'])
+export const quoteCurrencySchema = z.enum(QUOTE_CURRENCIES)
 export type QuoteCurrency = z.infer<typeof quoteCurrencySchema>
 
-export const providerSchema = z.enum(['card', 'mpaisa', 'mycash'])
+export const providerSchema = z.enum(PROVIDERS)
 export type Provider = z.infer<typeof providerSchema>
 
 export const METADATA_MAX_PAIRS = 20
@@ -107,7 +107,7 @@ export type CheckoutSessionList = z.infer<typeof checkoutSessionListSchema>
 
 /** The customer stand-in (docs/simulator.md, "Payments"). */
 export const paySessionRequestSchema = z.strictObject({
-  outcome: z.enum(['succeeded', 'failed', 'processing']),
+  outcome: z.enum(PAYMENT_OUTCOMES),
   provider: providerSchema.optional(),
 })
 export type PaySessionRequest = z.infer<typeof paySessionRequestSchema>

@@ -7,6 +7,12 @@ export const TIERS = ['business', 'individual'] as const
 export const PAYOUT_SCHEDULES = ['daily', 'weekly', 'fortnightly', 'monthly', 'manual'] as const
 export const KEY_TYPES = ['secret', 'publishable'] as const
 export const SESSION_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const
+/** The currencies a Checkout Session's price may be quoted in, converted to FJD at creation. */
+export const QUOTE_CURRENCIES = ['USD', 'AUD'] as const
+/** The payment providers a customer picks from. */
+export const PROVIDERS = ['card', 'mpaisa', 'mycash'] as const
+/** How the customer stand-in ends a payment (`_sim` pay of a session or an invoice). */
+export const PAYMENT_OUTCOMES = ['succeeded', 'failed', 'processing'] as const
 
 export const EVENT_TYPES = [
   'webhook.verified',

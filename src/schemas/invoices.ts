@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { MAX_AMOUNT, providerSchema } from './checkout-sessions.js'
 import { integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
+import { PAYMENT_OUTCOMES } from './enums.js'
 
 export const invoiceStatusSchema = z.enum(['draft', 'sent', 'paid', 'void'])
 export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>
@@ -112,6 +113,6 @@ export const invoiceListSchema = z.object({ data: z.array(invoiceSchema), hasMor
 export type InvoiceList = z.infer<typeof invoiceListSchema>
 
 export const payInvoiceRequestSchema = z.strictObject({
-  outcome: z.enum(['succeeded', 'failed', 'processing']),
+  outcome: z.enum(PAYMENT_OUTCOMES),
   provider: providerSchema.optional(),
 })

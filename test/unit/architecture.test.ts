@@ -40,6 +40,25 @@ describe('the lint enforces the three walls', () => {
   })
 })
 
+describe('the lint keeps zod out of a CLI command\'s start', () => {
+  it.each([
+    ['commands/sessions/new-command.ts', "import { providerSchema } from '../../src/schemas/index.js'"],
+    ['commands/invoices/new-command.ts', "import { isoDateSchema } from '../../src/schemas/invoices.js'"],
+    ['src/cli/new-inputs.ts', "import { z } from 'zod'"],
+  ])('%s: %s fails', async (file, importLine) => {
+    const messages = await lintAs(file, `${importLine}\nexport const used = [${importLine.match(/\{ (\w+) \}/)![1]}]\n`)
+    expect(messages.join('\n')).toMatch(/@typescript-eslint\/no-restricted-imports: .*(the schemas load zod|Take types only)/)
+  })
+
+  it.each([
+    ['commands/sessions/new-command.ts', "import { PROVIDERS } from '../../src/schemas/enums.js'\nexport const used = [PROVIDERS]"],
+    ['commands/sessions/new-command.ts', "import type { CheckoutSession } from '../../src/schemas/index.js'\nexport type Used = CheckoutSession"],
+    ['src/cli/new-inputs.ts', "import type { z } from 'zod'\nexport type Used = z.ZodType"],
+  ])('%s: %s passes', async (file, code) => {
+    expect(await lintAs(file, `${code}\n`)).toEqual([])
+  })
+})
+
 /** Each .ts file of server/, src/ and commands/ with the project files it imports (type imports too). */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>()

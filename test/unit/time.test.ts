@@ -1,5 +1,7 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { fijiDate, formatDay, formatFijiDay, formatTime } from '../../src/time.js'
+import { isoDateSchema } from '../../src/schemas/index.js'
+import { fijiDate, formatDay, formatFijiDay, formatTime, isCalendarDate } from '../../src/time.js'
 
 // Issue 14: one date format and one time format for people, the same in the CLI and the simulator.
 describe('dates and times for people (src/time.ts)', () => {
@@ -32,3 +34,18 @@ describe('dates and times for people (src/time.ts)', () => {
     expect(formatFijiDay(lateUtc)).toBe('23 Nov 2026')
   })
 })
+
+// The CLI checks `--due` with isCalendarDate so as not to load zod; the API checks the same field with isoDateSchema.
+describe('isCalendarDate answers as the API\'s isoDateSchema does', () => {
+  it('on leap days, month ends and malformed dates', () => {
+    const cases = ['2028-02-29', '2027-02-29', '2000-02-29', '1900-02-29', '0000-02-29', '0099-12-31', '2026-04-31', '2026-12-31', '2026-00-10', '2026-13-01', '2026-1-01', ' 2026-01-01', '2026-01-01T00:00:00Z', '20260101', '']
+    for (const text of cases) expect(isCalendarDate(text), text).toBe(isoDateSchema.safeParse(text).success)
+  })
+
+  it('on any YYYY-MM-DD shaped string', () => {
+    const padded = (min: number, max: number, width: number) => fc.integer({ min, max }).map((value) => String(value).padStart(width, '0'))
+    const shaped = fc.tuple(padded(0, 9999, 4), padded(0, 13, 2), padded(0, 32, 2)).map(([year, month, day]) => `${year}-${month}-${day}`)
+    fc.assert(fc.property(fc.oneof(shaped, fc.string({ maxLength: 12 })), (text) => isCalendarDate(text) === isoDateSchema.safeParse(text).success), { numRuns: 2_000 })
+  })
+})
+
