@@ -1,9 +1,18 @@
 import { execa, type Result } from 'execa'
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect } from 'vitest'
+import {
+  checkoutSessionSchema,
+  invoiceSchema,
+  type CheckoutSession,
+  type CreateCheckoutSessionRequest,
+  type CreateInvoiceRequest,
+  type Invoice,
+} from '../../src/schemas/index.js'
 import { BIN, startServe, type ServeProcess } from './serve-process.js'
 
 export type CliResult = Result<{ reject: false }>
@@ -95,12 +104,36 @@ function setUpRequest(baseUrl: string, key: string | undefined, method: string, 
   })
 }
 
+/** The answer's body when the status is the expected one; otherwise an error that shows the answer. */
+function expectStatus(answer: SetUpAnswer, status: number, what: string): any { // eslint-disable-line @typescript-eslint/no-explicit-any -- each route's own JSON
+  if (answer.status !== status) throw new Error(`set-up ${what}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`)
+  return answer.body
+}
+
 /** The API with one key, for set-up (setUpRequest). */
 export function setUpApi(baseUrl: string, key?: string) {
+  const post = (route: string, body?: unknown, { headers }: { headers?: Record<string, string> } = {}) => setUpRequest(baseUrl, key, 'POST', route, body, headers)
   return {
     get: (route: string) => setUpRequest(baseUrl, key, 'GET', route),
-    post: (route: string, body?: unknown, { headers }: { headers?: Record<string, string> } = {}) => setUpRequest(baseUrl, key, 'POST', route, body, headers),
+    post,
     patch: (route: string, body?: unknown) => setUpRequest(baseUrl, key, 'PATCH', route, body),
+    delete: (route: string) => setUpRequest(baseUrl, key, 'DELETE', route),
+    /** A Checkout Session (FJ$15.00 unless `body` says otherwise), with a fresh Idempotency-Key. */
+    createSession: async (body: Partial<CreateCheckoutSessionRequest> = {}): Promise<CheckoutSession> =>
+      checkoutSessionSchema.parse(expectStatus(await post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD', ...body }, { headers: { 'idempotency-key': randomUUID() } }), 201, 'create session')),
+    /** The customer stand-in pays (or fails) a session, as `bula sessions pay` does. */
+    paySession: async (id: string, outcome: 'succeeded' | 'failed' | 'processing' = 'succeeded'): Promise<void> => {
+      expectStatus(await post(`/_sim/checkout-sessions/${id}/pay`, { outcome }), 200, 'pay session')
+    },
+    /** A draft Invoice (one item of FJ$45.50 due 2026-12-31 unless `body` says otherwise), with a fresh Idempotency-Key. */
+    createInvoice: async (body: Partial<CreateInvoiceRequest> = {}): Promise<Invoice> =>
+      invoiceSchema.parse(
+        expectStatus(
+          await post('/v1/invoices', { customerName: 'Mere Vula', dueDate: '2026-12-31', items: [{ description: 'Kava bowl', quantity: 1, unitPrice: 4550 }], ...body }, { headers: { 'idempotency-key': randomUUID() } }),
+          201,
+          'create invoice',
+        ),
+      ),
   }
 }
 
