@@ -3,8 +3,11 @@ import {
   eventListSchema,
   eventWithDeliveriesSchema,
   resendEventResponseSchema,
+  webhookEndpointListSchema,
   webhookEndpointResponseSchema,
+  type Event,
   type EventWithDeliveries,
+  type WebhookEndpointResponse,
 } from '../../src/schemas/index.js'
 import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
 import { useReceivers } from '../helpers/receiver.js'
@@ -18,18 +21,49 @@ const events = (merchant: TestMerchant, args: string[]) => runCli(['events', ...
  * A merchant with an active endpoint at a fresh receiver and one paid
  * session: webhook.verified, payment.processing, payment.succeeded and
  * checkout_session.succeeded have been delivered.
+ *
+ * Set-up over HTTP (bula webhooks create/list and bula trigger have tests of
+ * their own); `endpointBy: 'cli'` registers the endpoint with `bula webhooks
+ * create` and checks it with `bula webhooks list`, so this file still runs them.
  */
-async function paidMerchant() {
+async function paidMerchant(endpointBy: 'http' | 'cli' = 'http') {
   const merchant = await signupMerchant(server().baseUrl)
   const hook = await receiver()
-  const created = await runCli(['webhooks', 'create', '--url', hook.url, '--json'], { env: merchant.env })
-  const endpoint = webhookEndpointResponseSchema.parse(parseJsonOutput(created)).endpoint
+  let registered: WebhookEndpointResponse
+  if (endpointBy === 'cli') {
+    const created = await runCli(['webhooks', 'create', '--url', hook.url, '--json'], { env: merchant.env })
+    expect(created.exitCode, created.stderr).toBe(0)
+    registered = webhookEndpointResponseSchema.parse(parseJsonOutput(created))
+  } else {
+    const created = await merchant.api.post('/v1/webhook-endpoints', { url: hook.url })
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+    registered = webhookEndpointResponseSchema.parse(created.body)
+  }
+  const { endpoint } = registered
   await hook.waitFor(1)
-  await expect.poll(async () => (await runCli(['webhooks', 'list', '--json'], { env: merchant.env })).stdout).toContain('"active"')
-  const triggered = await runCli(['trigger', 'checkout_session.succeeded', '--json'], { env: merchant.env })
-  expect(triggered.exitCode, triggered.stderr).toBe(0)
+  await expect
+    .poll(async () => webhookEndpointListSchema.parse((await merchant.api.get('/v1/webhook-endpoints')).body).data.find(({ id }) => id === endpoint.id)?.status)
+    .toBe('active')
+  if (endpointBy === 'cli') expect((await runCli(['webhooks', 'list', '--json'], { env: merchant.env })).stdout).toContain('"active"')
+  // What `bula trigger checkout_session.succeeded` does: an FJ$15.00 session, paid.
+  const session = await merchant.api.createSession()
+  await merchant.api.paySession(session.id)
   await hook.waitFor(4)
   return { merchant, hook, endpoint }
+}
+
+/** The newest event, over HTTP (set-up: `bula events list` has tests of its own above). */
+async function newestEvent(merchant: TestMerchant): Promise<Event | undefined> {
+  const answer = await merchant.api.get('/_sim/events?limit=1')
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  return eventListSchema.parse(answer.body).data[0]
+}
+
+/** An event with its deliveries over HTTP, for polls that only wait for a state. */
+async function eventOverHttp(merchant: TestMerchant, id: string): Promise<EventWithDeliveries> {
+  const answer = await merchant.api.get(`/_sim/events/${id}`)
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  return eventWithDeliveriesSchema.parse(answer.body)
 }
 
 async function getEvent(merchant: TestMerchant, id: string): Promise<EventWithDeliveries> {
@@ -78,7 +112,7 @@ describe('events list', () => {
 describe('events get', () => {
   it('shows the payload and every delivery attempt with its time, status, latency and answer', async () => {
     const { merchant, hook, endpoint } = await paidMerchant()
-    const [newest] = eventListSchema.parse(parseJsonOutput(await events(merchant, ['list', '--limit', '1', '--json']))).data
+    const newest = await newestEvent(merchant)
     const detail = await getEvent(merchant, newest!.event_id)
     expect(detail.event).toEqual(newest)
     expect(detail.deliveries).toHaveLength(1)
@@ -103,7 +137,7 @@ describe('events get', () => {
     const triggered = await runCli(['trigger', 'checkout_session.cancelled', '--json'], { env: merchant.env })
     const cancelled = parseJsonOutput<{ events: Array<{ event_id: string }> }>(triggered).events[0]!
     await hook.waitFor(5)
-    await expect.poll(async () => (await getEvent(merchant, cancelled.event_id)).deliveries[0]?.attempts.length).toBe(1)
+    await expect.poll(async () => (await eventOverHttp(merchant, cancelled.event_id)).deliveries[0]?.attempts.length).toBe(1)
 
     const detail = await getEvent(merchant, cancelled.event_id)
     expect(detail.deliveries[0]).toMatchObject({ status: 'pending', attempts: [{ status: 500, response: 'receiver says no' }] })
@@ -122,8 +156,8 @@ describe('events get', () => {
 
 describe('events resend', () => {
   it('delivers the event again with the same id, to every active endpoint or the one named', async () => {
-    const { merchant, hook, endpoint } = await paidMerchant()
-    const [newest] = eventListSchema.parse(parseJsonOutput(await events(merchant, ['list', '--limit', '1', '--json']))).data
+    const { merchant, hook, endpoint } = await paidMerchant('cli')
+    const newest = await newestEvent(merchant)
     const id = newest!.event_id
 
     const human = await events(merchant, ['resend', id])
@@ -138,7 +172,7 @@ describe('events resend', () => {
     const { deliveries } = resendEventResponseSchema.parse(parseJsonOutput(json))
     expect(deliveries).toEqual([expect.objectContaining({ endpointId: endpoint.id, eventId: id })])
     await hook.waitFor(6)
-    await expect.poll(async () => (await getEvent(merchant, id)).deliveries.map((delivery) => delivery.status)).toEqual([
+    await expect.poll(async () => (await eventOverHttp(merchant, id)).deliveries.map((delivery) => delivery.status)).toEqual([
       'succeeded',
       'succeeded',
       'succeeded',
@@ -151,8 +185,11 @@ describe('events resend', () => {
 
   it('says so when no endpoint is active', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    const triggered = await runCli(['trigger', 'payment.processing', '--json'], { env: merchant.env })
-    const [processing] = parseJsonOutput<{ events: Array<{ event_id: string }> }>(triggered).events
+    // What `bula trigger payment.processing` does, over HTTP: an M-PAiSA payment left in progress.
+    const session = await merchant.api.createSession()
+    const paying = await merchant.api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'processing', provider: 'mpaisa' })
+    expect(paying.status, JSON.stringify(paying.body)).toBe(200)
+    const [processing] = eventListSchema.parse((await merchant.api.get('/_sim/events?type=payment.processing')).body).data
     const result = await events(merchant, ['resend', processing!.event_id])
     expect(result.exitCode, result.stderr).toBe(0)
     expect(result.stdout).toBe('No active endpoint to send to: nothing queued.')

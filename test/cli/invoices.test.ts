@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { invoiceListSchema, invoiceSchema, payResponseSchema, type Invoice } from '../../src/schemas/index.js'
+import { invoiceListSchema, invoiceSchema, payResponseSchema, type CreateInvoiceRequest, type Invoice } from '../../src/schemas/index.js'
 import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
 
 const server = useServe()
@@ -21,6 +22,17 @@ async function invoiceCommand(merchant: TestMerchant, args: string[]): Promise<I
 const DRAFT = ['--customer', 'Mere Vula', '--item', 'Kava bowl:2:45.50', '--due', '2026-12-31']
 
 const create = (merchant: TestMerchant, args: string[] = DRAFT) => invoiceCommand(merchant, ['create', ...args])
+
+// Set-up over HTTP (bula invoices create and send have tests of their own): DRAFT as a request.
+const DRAFT_REQUEST = { customerName: 'Mere Vula', dueDate: '2026-12-31', items: [{ description: 'Kava bowl', quantity: 2, unitPrice: 4550 }] }
+
+const createDraft = (merchant: TestMerchant, body: Partial<CreateInvoiceRequest> = {}) => merchant.api.createInvoice({ ...DRAFT_REQUEST, ...body })
+
+async function send(merchant: TestMerchant, id: number): Promise<Invoice> {
+  const answer = await merchant.api.post(`/v1/invoices/${id}/send`, undefined, { headers: { 'idempotency-key': randomUUID() } })
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  return invoiceSchema.parse(answer.body)
+}
 
 describe('invoices create', () => {
   it('sends the items and tax line, and the simulator totals them', async () => {
@@ -137,7 +149,7 @@ describe('invoices list', () => {
     const merchant = await signupMerchant(server().baseUrl)
     const created: Invoice[] = []
     for (let index = 1; index <= 5; index++) {
-      created.push(await create(merchant, ['--customer', `Customer ${index}`, '--item', `Item:1:${index}`, '--due', '2026-12-31']))
+      created.push(await createDraft(merchant, { customerName: `Customer ${index}`, items: [{ description: 'Item', quantity: 1, unitPrice: index * 100 }] }))
     }
     const newestFirst = created.map((invoice) => invoice.id).reverse()
 
@@ -171,7 +183,7 @@ describe('invoices list', () => {
 describe('invoices send, get, pdf, pay, void, open', () => {
   it('numbers the invoice on send, downloads the same PDF twice, and refuses to overwrite it', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    const draft = await create(merchant)
+    const draft = await createDraft(merchant)
     const sent = await invoiceCommand(merchant, ['send', String(draft.id)])
     expect(sent).toMatchObject({ id: draft.id, status: 'sent', number: 'INV-0001' })
     expect(sent.pdfUrl).not.toBeNull()
@@ -200,12 +212,12 @@ describe('invoices send, get, pdf, pay, void, open', () => {
 
   it('answers invalid_state for the PDF of a draft and a second send', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    const draft = await create(merchant)
+    const draft = await createDraft(merchant)
     const pdf = await invoices(merchant, ['pdf', String(draft.id), '--out', path.join(files, 'draft.pdf')])
     expect(pdf.exitCode).toBe(1)
     expect(pdf.stderr).toMatch(/^invalid_state: /)
 
-    await invoiceCommand(merchant, ['send', String(draft.id)])
+    await send(merchant, draft.id)
     const again = await invoices(merchant, ['send', String(draft.id)])
     expect(again.exitCode).toBe(1)
     expect(again.stderr).toMatch(/^invalid_state: /)
@@ -213,8 +225,8 @@ describe('invoices send, get, pdf, pay, void, open', () => {
 
   it('pays a sent invoice, which then cannot be voided', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    const draft = await create(merchant)
-    await invoiceCommand(merchant, ['send', String(draft.id)])
+    const draft = await createDraft(merchant)
+    await send(merchant, draft.id)
     const paid = await invoices(merchant, ['pay', String(draft.id), '--provider', 'mpaisa', '--json'])
     expect(paid.exitCode, paid.stdout).toBe(0)
     expect(payResponseSchema.parse(parseJsonOutput(paid))).toMatchObject({
@@ -230,7 +242,7 @@ describe('invoices send, get, pdf, pay, void, open', () => {
 
   it('voids a sent invoice, keeping its number', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    const draft = await create(merchant)
+    const draft = await createDraft(merchant)
     await invoiceCommand(merchant, ['send', String(draft.id), '--idempotency-key', 'send-1'])
     const voided = await invoiceCommand(merchant, ['void', String(draft.id), '--idempotency-key', 'void-1'])
     expect(voided).toMatchObject({ status: 'void', number: 'INV-0001' })
@@ -240,8 +252,8 @@ describe('invoices send, get, pdf, pay, void, open', () => {
 
   it('prints the hosted URL with open --print', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    const draft = await create(merchant)
-    const sent = await invoiceCommand(merchant, ['send', String(draft.id)])
+    const draft = await createDraft(merchant)
+    const sent = await send(merchant, draft.id)
     const result = await invoices(merchant, ['open', String(draft.id), '--print'])
     expect(result.exitCode, result.stderr).toBe(0)
     expect(result.stdout).toBe(sent.url)
@@ -261,7 +273,7 @@ describe('invoices send, get, pdf, pay, void, open', () => {
 describe('invoices edit and email', () => {
   it('edits a draft: replaces items, swaps the tax line, clears fields', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    const draft = await create(merchant, [...DRAFT, '--tax', 'VAT:15', '--email', 'mere@example.fj', '--vat-number', '123'])
+    const draft = await createDraft(merchant, { taxLabel: 'VAT', taxPercent: 15, customerEmail: 'mere@example.fj', vatNumber: '123' })
     const edited = await invoiceCommand(merchant, [
       'edit',
       String(draft.id),
@@ -302,7 +314,7 @@ describe('invoices edit and email', () => {
     expect(nothing.stderr).toContain('Nothing to change')
     expect((await invoices(merchant, ['edit', String(draft.id), '--email', 'a@b.fj', '--clear-email'])).exitCode).toBe(2)
 
-    await invoiceCommand(merchant, ['send', String(draft.id)])
+    await send(merchant, draft.id)
     const sent = await invoices(merchant, ['edit', String(draft.id), '--customer', 'Too late'])
     expect(sent.exitCode).toBe(1)
     expect(sent.stderr).toMatch(/^invalid_state: /)
@@ -311,8 +323,8 @@ describe('invoices edit and email', () => {
   it('e-mails a sent invoice into the outbox, branded with the display name', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     expect((await runCli(['settings', 'set', '--display-name', 'Kai Store'], { env: merchant.env })).exitCode).toBe(0)
-    const draft = await create(merchant, [...DRAFT, '--email', 'mere@example.fj'])
-    await invoiceCommand(merchant, ['send', String(draft.id)])
+    const draft = await createDraft(merchant, { customerEmail: 'mere@example.fj' })
+    await send(merchant, draft.id)
 
     const result = await invoices(merchant, ['email', String(draft.id)])
     expect(result.exitCode, result.stderr).toBe(0)
@@ -329,8 +341,8 @@ describe('invoices edit and email', () => {
 
   it('refuses to e-mail an invoice without a customer e-mail', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    const draft = await create(merchant)
-    await invoiceCommand(merchant, ['send', String(draft.id)])
+    const draft = await createDraft(merchant)
+    await send(merchant, draft.id)
     const result = await invoices(merchant, ['email', String(draft.id)])
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(/^invalid_request: .* \(param: customerEmail\)$/m)
