@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
+import LongFilesFirst from './test/setup/sequencer.js'
 
 export default defineConfig({
   test: {
@@ -16,6 +17,7 @@ export default defineConfig({
     // and each file's helpers clean up after it.
     isolate: false,
     setupFiles: ['test/setup/conformance.ts'],
+    sequence: { sequencer: LongFilesFirst },
     // Room for a test of a dozen CLI starts in a row on a loaded 2-core machine (about 20 s seen on CI, four files at once).
     testTimeout: 60_000,
     hookTimeout: 60_000,
