@@ -15,7 +15,11 @@ export interface Receiver {
   requests: ReceivedRequest[]
   /** Decides each answer's status (200 by default), and how long to wait before answering. */
   respondWith(answer: (request: ReceivedRequest, index: number) => number | { status: number; afterMs: number }): void
-  /** Resolves once `count` requests have arrived (or rejects after the timeout). */
+  /**
+   * Resolves once `count` requests have arrived, or rejects after the
+   * timeout: 15 s by default, as long as vitest.config.ts gives a poll, since
+   * on a loaded machine deliveries made in the test's own worker took over 5 s.
+   */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>
   close(): Promise<void>
 }
@@ -49,7 +53,7 @@ export async function startReceiver(path = '/webhooks', tls?: { key: string; cer
     respondWith: (fn) => {
       answer = fn
     },
-    waitFor: async (count, timeoutMs = 5000) => {
+    waitFor: async (count, timeoutMs = 15_000) => {
       const deadline = performance.now() + timeoutMs
       while (requests.length < count) {
         const left = deadline - performance.now()
