@@ -110,9 +110,14 @@ describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
     await sample
     sample = undefined
   })
-  /** Writes the sample, starts it with its `run` command on a free port, and resolves once it answers. */
-  async function startSample(secret: string, dir = path.join(workDir, lang)) {
-    const init = parseJsonOutput<InitResult>(await runCli(['init', 'receiver', dir, '--lang', lang, '--json', '--force']))
+  /**
+   * Writes the sample (unless `written`, what an earlier call wrote, is
+   * given: a restart runs the same files again), starts it with its `run`
+   * command on a free port, and resolves once it answers.
+   */
+  async function startSample(secret: string, written?: InitResult) {
+    const init = written ?? parseJsonOutput<InitResult>(await runCli(['init', 'receiver', path.join(workDir, lang), '--lang', lang, '--json', '--force']))
+    const { dir } = init
     const port = await freePort()
     const output: string[] = []
     sample = execa('sh', ['-c', `exec ${init.run}`], { cwd: dir, env: { BULA_WEBHOOK_SECRET: secret, PORT: String(port) }, reject: false, buffer: false, stdin: 'ignore' })
@@ -127,7 +132,7 @@ describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
       if (i > 100) throw new Error(`the ${lang} sample never answered at ${url}:\n${output.join('\n')}`)
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
-    return { url, output, dir }
+    return { url, output, init }
   }
 
   /**
@@ -167,7 +172,7 @@ describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
     const printed = await runCli(['listen', '--print-secret'], { env: merchant.env })
     const secret = printed.stdout.trim()
     expect(secret).toMatch(/^whsec_/)
-    const { url, output, dir } = await startSample(secret)
+    const { url, output, init } = await startSample(secret)
     const listen = runCli(['listen', '--forward-to', url, '--json'], { env: merchant.env })
     try {
       await new Promise<void>((resolve) => {
@@ -181,13 +186,13 @@ describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
       await listen
     }
     // The ids it took in survive a restart: the same event again, signed anew as a retry is, is a duplicate.
-    const eventId = read(dir, 'processed-events.txt').trim().split('\n').at(-1)!
+    const eventId = read(init.dir, 'processed-events.txt').trim().split('\n').at(-1)!
     const event = (await (await fetch(`${server().baseUrl}/_sim/events/${eventId}`, { headers: { authorization: `Bearer ${merchant.secret}` } })).json()) as {
       event: unknown
     }
     sample?.kill()
     await sample
-    const restarted = await startSample(secret, dir)
+    const restarted = await startSample(secret, init)
     const body = JSON.stringify(event.event)
     const retried = await fetch(restarted.url, { method: 'POST', headers: signedHeaders([secret], Math.floor(Date.now() / 1000), body, eventId), body })
     expect(retried.status).toBe(200)

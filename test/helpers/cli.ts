@@ -104,9 +104,10 @@ function setUpRequest(baseUrl: string, key: string | undefined, method: string, 
   })
 }
 
-/** The answer's body when the status is the expected one; otherwise an error that shows the answer. */
-function expectStatus(answer: SetUpAnswer, status: number, what: string): any { // eslint-disable-line @typescript-eslint/no-explicit-any -- each route's own JSON
-  if (answer.status !== status) throw new Error(`set-up ${what}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`)
+/** The body of a set-up request's answer, which must have the `status` given (the answer is in the failure message). */
+export async function succeed(request: Promise<SetUpAnswer>, status = 200): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any -- each route's own JSON
+  const answer = await request
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status)
   return answer.body
 }
 
@@ -120,18 +121,17 @@ export function setUpApi(baseUrl: string, key?: string) {
     delete: (route: string) => setUpRequest(baseUrl, key, 'DELETE', route),
     /** A Checkout Session (FJ$15.00 unless `body` says otherwise), with a fresh Idempotency-Key. */
     createSession: async (body: Partial<CreateCheckoutSessionRequest> = {}): Promise<CheckoutSession> =>
-      checkoutSessionSchema.parse(expectStatus(await post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD', ...body }, { headers: { 'idempotency-key': randomUUID() } }), 201, 'create session')),
+      checkoutSessionSchema.parse(await succeed(post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD', ...body }, { headers: { 'idempotency-key': randomUUID() } }), 201)),
     /** The customer stand-in pays (or fails) a session, as `bula sessions pay` does. */
     paySession: async (id: string, outcome: 'succeeded' | 'failed' | 'processing' = 'succeeded'): Promise<void> => {
-      expectStatus(await post(`/_sim/checkout-sessions/${id}/pay`, { outcome }), 200, 'pay session')
+      await succeed(post(`/_sim/checkout-sessions/${id}/pay`, { outcome }))
     },
     /** A draft Invoice (one item of FJ$45.50 due 2026-12-31 unless `body` says otherwise), with a fresh Idempotency-Key. */
     createInvoice: async (body: Partial<CreateInvoiceRequest> = {}): Promise<Invoice> =>
       invoiceSchema.parse(
-        expectStatus(
-          await post('/v1/invoices', { customerName: 'Mere Vula', dueDate: '2026-12-31', items: [{ description: 'Kava bowl', quantity: 1, unitPrice: 4550 }], ...body }, { headers: { 'idempotency-key': randomUUID() } }),
+        await succeed(
+          post('/v1/invoices', { customerName: 'Mere Vula', dueDate: '2026-12-31', items: [{ description: 'Kava bowl', quantity: 1, unitPrice: 4550 }], ...body }, { headers: { 'idempotency-key': randomUUID() } }),
           201,
-          'create invoice',
         ),
       ),
   }
