@@ -89,7 +89,7 @@ export default tseslint.config(
   },
   {
     // A CLI command starts in a fraction of a second only if it leaves zod
-    // and the schemas unloaded (about 50 ms and a tenth of its memory):
+    // and the schemas unloaded (about 50 ms of its start):
     // commands and their helpers take types from the schemas, and values from
     // the zod-free src/schemas/enums.ts. Commands that read a user's file
     // (fixtures, imports) check it through a module of their own.

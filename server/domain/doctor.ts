@@ -377,9 +377,9 @@ function rateLimits(input: DoctorInput): DoctorFinding[] {
     if (refusal.status !== 429 || refusal.retryAfterS === null) continue
     // The next such call in the log, which is in the order calls finished: a retry sent the moment the 429 arrived can
     // finish in the same millisecond of the clock on a busy simulator, so the order, not the time, tells which came next.
-    const next = input.requests
-      .slice(index + 1)
-      .find((request) => request.keyId === refusal.keyId && request.method === refusal.method && pathOf(request) === pathOf(refusal))
+    const next = input.requests.find(
+      (request, at) => at > index && request.keyId === refusal.keyId && request.method === refusal.method && pathOf(request) === pathOf(refusal),
+    )
     if (!next) continue
     const waitedMs = next.at - next.latencyMs - refusal.at
     if (waitedMs + RETRY_AFTER_SLACK_MS >= refusal.retryAfterS * 1000) continue
