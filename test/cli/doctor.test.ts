@@ -5,7 +5,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BulaClient } from '../../src/client/bula-client.js'
 import type { DoctorReport } from '../../src/schemas/index.js'
-import { parseJsonOutput, removeCliConfigDir, runCli, signupMerchant, type TestMerchant } from '../helpers/cli.js'
+import { parseJsonOutput, removeCliConfigDir, runCli, signupMerchant, succeed, type TestMerchant } from '../helpers/cli.js'
 import { unlockLive } from '../helpers/http.js'
 import { useReceivers, type Receiver } from '../helpers/receiver.js'
 import { badBrowserBurst, badCartKeyedCreates, badCreateSession, badWaitForPayment, goodCreateSession, type Shop } from '../helpers/sample-clients.js'
@@ -142,8 +142,7 @@ describe('bula doctor', () => {
     const faults = [{ action: 'lose_response' }, { action: 'reset' }, { action: 'error', status: 503 }]
     for (const [index, order] of orders.entries()) {
       // Set-up over HTTP (bula faults add is run in the test above and has tests of its own).
-      const fault = await merchant.api.post('/_sim/faults', { route: 'POST /v1/checkout-sessions', ...faults[index]! })
-      expect(fault.status, JSON.stringify(fault.body)).toBe(201)
+      await succeed(merchant.api.post('/_sim/faults', { route: 'POST /v1/checkout-sessions', ...faults[index]! }), 201)
       const created = await goodCreateSession(shopOf(merchant), order)
       expect(created.attempts).toBe(2)
       await api.payCheckoutSession(created.session.id, { outcome: 'succeeded' })

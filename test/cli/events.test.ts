@@ -9,7 +9,7 @@ import {
   type EventWithDeliveries,
   type WebhookEndpointResponse,
 } from '../../src/schemas/index.js'
-import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
+import { parseJsonOutput, runCli, signupMerchant, succeed, useServe, type TestMerchant } from '../helpers/cli.js'
 import { useReceivers } from '../helpers/receiver.js'
 
 const server = useServe()
@@ -35,9 +35,7 @@ async function paidMerchant(endpointBy: 'http' | 'cli' = 'http') {
     expect(created.exitCode, created.stderr).toBe(0)
     registered = webhookEndpointResponseSchema.parse(parseJsonOutput(created))
   } else {
-    const created = await merchant.api.post('/v1/webhook-endpoints', { url: hook.url })
-    expect(created.status, JSON.stringify(created.body)).toBe(200)
-    registered = webhookEndpointResponseSchema.parse(created.body)
+    registered = webhookEndpointResponseSchema.parse(await succeed(merchant.api.post('/v1/webhook-endpoints', { url: hook.url })))
   }
   const { endpoint } = registered
   await hook.waitFor(1)
@@ -54,16 +52,12 @@ async function paidMerchant(endpointBy: 'http' | 'cli' = 'http') {
 
 /** The newest event, over HTTP (set-up: `bula events list` has tests of its own above). */
 async function newestEvent(merchant: TestMerchant): Promise<Event | undefined> {
-  const answer = await merchant.api.get('/_sim/events?limit=1')
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  return eventListSchema.parse(answer.body).data[0]
+  return eventListSchema.parse(await succeed(merchant.api.get('/_sim/events?limit=1'))).data[0]
 }
 
 /** An event with its deliveries over HTTP, for polls that only wait for a state. */
 async function eventOverHttp(merchant: TestMerchant, id: string): Promise<EventWithDeliveries> {
-  const answer = await merchant.api.get(`/_sim/events/${id}`)
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  return eventWithDeliveriesSchema.parse(answer.body)
+  return eventWithDeliveriesSchema.parse(await succeed(merchant.api.get(`/_sim/events/${id}`)))
 }
 
 async function getEvent(merchant: TestMerchant, id: string): Promise<EventWithDeliveries> {
@@ -187,8 +181,7 @@ describe('events resend', () => {
     const merchant = await signupMerchant(server().baseUrl)
     // What `bula trigger payment.processing` does, over HTTP: an M-PAiSA payment left in progress.
     const session = await merchant.api.createSession()
-    const paying = await merchant.api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'processing', provider: 'mpaisa' })
-    expect(paying.status, JSON.stringify(paying.body)).toBe(200)
+    await succeed(merchant.api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'processing', provider: 'mpaisa' }))
     const [processing] = eventListSchema.parse((await merchant.api.get('/_sim/events?type=payment.processing')).body).data
     const result = await events(merchant, ['resend', processing!.event_id])
     expect(result.exitCode, result.stderr).toBe(0)

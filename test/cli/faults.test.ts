@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { BulaClient, newIdempotencyKey } from '../../src/client/bula-client.js'
 import { apiFaultResponseSchema, type ApiFault, type ApiFaultList, type RequestLogEntry } from '../../src/schemas/index.js'
-import { parseJsonOutput, runCli, signupMerchant, useServe } from '../helpers/cli.js'
+import { parseJsonOutput, runCli, signupMerchant, succeed, useServe } from '../helpers/cli.js'
 
 const server = useServe()
 
@@ -48,9 +48,7 @@ describe('bula faults', () => {
   it('is marked in bula logs tail, and a retrying client gets through it', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     // Set-up over HTTP (bula faults add has tests of its own above).
-    const added = await merchant.api.post('/_sim/faults', { route: 'POST /v1/checkout-sessions', action: 'lose_response' })
-    expect(added.status, JSON.stringify(added.body)).toBe(201)
-    const { fault } = apiFaultResponseSchema.parse(added.body)
+    const { fault } = apiFaultResponseSchema.parse(await succeed(merchant.api.post('/_sim/faults', { route: 'POST /v1/checkout-sessions', action: 'lose_response' }), 201))
     const client = new BulaClient({ baseUrl: merchant.env.BULA_BASE_URL, apiKey: merchant.secret })
     const session = await client.createCheckoutSession({ amount: 1500, currency: 'FJD' }, newIdempotencyKey())
     expect((await client.listCheckoutSessions()).data.map((listed) => listed.id)).toEqual([session.id])

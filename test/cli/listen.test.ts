@@ -9,7 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { eventListSchema, type Event } from '../../src/schemas/index.js'
 import { formatTime } from '../../src/time.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
-import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe, type CliResult, type TestMerchant } from '../helpers/cli.js'
+import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, succeed, useServe, type CliResult, type TestMerchant } from '../helpers/cli.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 import { expectMode } from '../helpers/platform.js'
 
@@ -116,15 +116,10 @@ const recipes = {
 
 /** What `bula trigger <type> --json` does, over HTTP: the recipe, then the events it logged, oldest first. */
 async function triggerOverHttp(merchant: TestMerchant, type: keyof typeof recipes): Promise<Event[]> {
-  const logged = async (): Promise<Event[]> => {
-    const answer = await merchant.api.get('/_sim/events?limit=100')
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-    return eventListSchema.parse(answer.body).data
-  }
+  const logged = async (): Promise<Event[]> => eventListSchema.parse(await succeed(merchant.api.get('/_sim/events?limit=100'))).data
   const before = new Set((await logged()).map((event) => event.event_id))
   const session = await merchant.api.createSession({ metadata: { created_by: 'bula trigger' } })
-  const answer = await recipes[type](merchant, session.id)
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  await succeed(recipes[type](merchant, session.id))
   return (await logged()).filter((event) => !before.has(event.event_id)).reverse()
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BulaClient } from '../../src/client/bula-client.js'
-import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
+import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, succeed, useServe, type TestMerchant } from '../helpers/cli.js'
 import { BIN } from '../helpers/serve-process.js'
 import { expectMode } from '../helpers/platform.js'
 
@@ -113,9 +113,7 @@ describe('bula state', () => {
     const other = await signupMerchant(server().baseUrl)
     const file = path.join(dir, 'owner.json')
     // Set-up over HTTP (bula state export has tests of its own above): the file it would write.
-    const exported = await owner.api.get('/_sim/state')
-    expect(exported.status, JSON.stringify(exported.body)).toBe(200)
-    await writeFile(file, `${JSON.stringify(exported.body, null, 2)}\n`)
+    await writeFile(file, `${JSON.stringify(await succeed(owner.api.get('/_sim/state')), null, 2)}\n`)
     const foreign = await runCli(['state', 'import', file], { env: other.env })
     expect(foreign.exitCode).toBe(1)
     expect(foreign.stderr).toMatch(/^invalid_request: .+ \(param: merchantId\)$/m)

@@ -9,7 +9,7 @@ import {
 } from '../../src/schemas/index.js'
 import { formatTime } from '../../src/time.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
-import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
+import { parseJsonOutput, runCli, signupMerchant, succeed, useServe, type TestMerchant } from '../helpers/cli.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 
 const HOUR = 60 * 60 * 1000
@@ -27,9 +27,7 @@ async function create(merchant: TestMerchant, url: string): Promise<WebhookEndpo
 
 // Set-up over HTTP where a test is about another command (bula webhooks create and list have tests of their own).
 async function register(merchant: TestMerchant, url: string): Promise<WebhookEndpointWithSecret> {
-  const answer = await merchant.api.post('/v1/webhook-endpoints', { url })
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
-  return webhookEndpointResponseSchema.parse(answer.body).endpoint
+  return webhookEndpointResponseSchema.parse(await succeed(merchant.api.post('/v1/webhook-endpoints', { url }))).endpoint
 }
 
 const listOverHttp = async (merchant: TestMerchant) => webhookEndpointListSchema.parse((await merchant.api.get('/v1/webhook-endpoints')).body).data
