@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { eventListSchema, type Event } from '../../src/schemas/index.js'
+import type { Event } from '../../src/schemas/index.js'
 import { formatTime } from '../../src/time.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
-import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, succeed, useServe, type CliResult, type TestMerchant } from '../helpers/cli.js'
+import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe, type CliResult, type TestMerchant } from '../helpers/cli.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 import { expectMode } from '../helpers/platform.js'
 
@@ -105,24 +105,6 @@ async function trigger(merchant: TestMerchant, type: string): Promise<Event[]> {
   return parseJsonOutput<{ events: Event[] }>(result).events
 }
 
-// Set-up over HTTP after the first test (bula trigger has tests of its own): the
-// last request of each event's recipe (templates/fixtures/<type>.json), made on
-// an FJ$15.00 session as trigger makes it.
-const recipes = {
-  'checkout_session.succeeded': (merchant: TestMerchant, id: string) => merchant.api.post(`/_sim/checkout-sessions/${id}/pay`, { outcome: 'succeeded' }),
-  'checkout_session.cancelled': (merchant: TestMerchant, id: string) => merchant.api.post(`/v1/checkout-sessions/${id}/cancel`),
-  'payment.failed': (merchant: TestMerchant, id: string) => merchant.api.post(`/_sim/checkout-sessions/${id}/pay`, { outcome: 'failed', provider: 'mycash' }),
-}
-
-/** What `bula trigger <type> --json` does, over HTTP: the recipe, then the events it logged, oldest first. */
-async function triggerOverHttp(merchant: TestMerchant, type: keyof typeof recipes): Promise<Event[]> {
-  const logged = async (): Promise<Event[]> => eventListSchema.parse(await succeed(merchant.api.get('/_sim/events?limit=100'))).data
-  const before = new Set((await logged()).map((event) => event.event_id))
-  const session = await merchant.api.createSession({ metadata: { created_by: 'bula trigger' } })
-  await succeed(recipes[type](merchant, session.id))
-  return (await logged()).filter((event) => !before.has(event.event_id)).reverse()
-}
-
 const header = (request: ReceivedRequest, name: string): string => String(request.headers[name])
 const eventIds = (requests: ReceivedRequest[]): string[] => requests.map((request) => header(request, 'x-service-event-id'))
 
@@ -180,7 +162,7 @@ describe('bula listen', () => {
     await expectMode(path.join(cliConfigDir(), 'listen-secrets.json'), 0o600)
 
     // The secret signs what the merchant's receiver gets after the restart.
-    const [event] = await triggerOverHttp(merchant, 'checkout_session.cancelled')
+    const [event] = await merchant.trigger('checkout_session.cancelled')
     const [request] = await hook.waitFor(1)
     expect(verifyWebhook<Event>(request!.body, request!.headers, first.secret).event_id).toBe(event!.event_id)
   })
@@ -197,8 +179,8 @@ describe('bula listen', () => {
     expect(secret).toBe((await runCli(['listen', '--print-secret'], { env: merchant.env })).stdout)
     expect(listener.lines).toContain('Only: checkout_session.succeeded, payment.failed')
 
-    const succeeded = await triggerOverHttp(merchant, 'checkout_session.succeeded')
-    const failed = await triggerOverHttp(merchant, 'payment.failed')
+    const succeeded = await merchant.trigger('checkout_session.succeeded')
+    const failed = await merchant.trigger('payment.failed')
     await hook.waitFor(2)
     // checkout_session.failed follows payment.failed on the stream: give a wrongly forwarded one time to arrive.
     await listener.waitForLine((line) => line.includes(' payment.failed '))
@@ -222,7 +204,7 @@ describe('bula listen', () => {
     await closed.close()
     const listener = listen(merchant, ['--forward-to', closed.url, '--json'])
     await listener.waitForJson('ready')
-    await triggerOverHttp(merchant, 'checkout_session.cancelled')
+    await merchant.trigger('checkout_session.cancelled')
     const delivery = await listener.waitForJson<DeliveryLine & { error: string }>('delivery')
     expect(delivery).toMatchObject({ type: 'checkout_session.cancelled', status: null })
     expect(delivery.error).toContain(`connection refused: is your app listening at ${closed.url}?`)
@@ -277,7 +259,7 @@ describe('bula listen across a simulator restart', () => {
     const listener = listen(merchant, ['--forward-to', hook.url, '--json'])
     const ready = await listener.waitForJson<Ready>('ready')
 
-    const before = await triggerOverHttp(merchant, 'checkout_session.succeeded')
+    const before = await merchant.trigger('checkout_session.succeeded')
     await hook.waitFor(3)
 
     // A graceful stop ends the stream; listen keeps trying while nothing answers.
@@ -286,7 +268,7 @@ describe('bula listen across a simulator restart', () => {
     await listener.waitForJson('disconnected')
     const second = await serve(port, dataFile)
     // Triggered at once, most likely before listen is back: it must arrive all the same, through Last-Event-ID.
-    const after = await triggerOverHttp(merchant, 'checkout_session.cancelled')
+    const after = await merchant.trigger('checkout_session.cancelled')
     const requests = await hook.waitFor(4, 15_000)
     const reconnected = await listener.waitForJson<{ lastEventId: string }>('reconnected')
     expect(reconnected.lastEventId).toBe(before[2]!.event_id)

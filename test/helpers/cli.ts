@@ -5,12 +5,15 @@ import http from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect } from 'vitest'
+import { BulaClient } from '../../src/client/bula-client.js'
+import { triggerEvent } from '../../src/fixtures/trigger.js'
 import {
   checkoutSessionSchema,
   invoiceSchema,
   type CheckoutSession,
   type CreateCheckoutSessionRequest,
   type CreateInvoiceRequest,
+  type Event,
   type Invoice,
 } from '../../src/schemas/index.js'
 import { BIN, startServe, type ServeProcess } from './serve-process.js'
@@ -112,7 +115,7 @@ export async function succeed(request: Promise<SetUpAnswer>, status = 200): Prom
 }
 
 /** The API with one key, for set-up (setUpRequest). */
-export function setUpApi(baseUrl: string, key?: string) {
+function setUpApi(baseUrl: string, key?: string) {
   const post = (route: string, body?: unknown, { headers }: { headers?: Record<string, string> } = {}) => setUpRequest(baseUrl, key, 'POST', route, body, headers)
   return {
     get: (route: string) => setUpRequest(baseUrl, key, 'GET', route),
@@ -149,6 +152,12 @@ export interface TestMerchant {
    * an HTTP call instead of a CLI start.
    */
   api: ReturnType<typeof setUpApi>
+  /**
+   * Runs what `bula trigger <type>` runs (its recipe in templates/fixtures/)
+   * in this process, through BulaClient, and gives the events it logged,
+   * oldest first: set-up for a test about another command.
+   */
+  trigger(type: string): Promise<Event[]>
 }
 
 /**
@@ -165,6 +174,7 @@ export async function signupMerchant(baseUrl: string, tier: 'business' | 'indivi
     publishable: keys.publishable,
     env: { BULA_BASE_URL: baseUrl, BULA_API_KEY: keys.secret },
     api: setUpApi(baseUrl, keys.secret),
+    trigger: async (type) => (await triggerEvent(new BulaClient({ baseUrl, apiKey: keys.secret }), type)).events,
   }
 }
 
