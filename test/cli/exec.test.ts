@@ -1,12 +1,12 @@
 import { execa } from 'execa'
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { IS_POSIX } from '../helpers/platform.js'
 import { BIN } from '../helpers/serve-process.js'
+import { tempFolder } from '../helpers/temp.js'
 
-const tempDir = () => mkdtemp(path.join(tmpdir(), 'bula-exec-'))
+const tempDir = () => tempFolder('bula-exec-')
 
 /** A script that checks the environment bula exec gives it, then exits with the code asked for. */
 const SCRIPT = `

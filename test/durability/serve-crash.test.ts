@@ -1,14 +1,14 @@
 import { execa } from 'execa'
 import { watch } from 'node:fs'
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { call } from '../helpers/http.js'
 import { BIN, startServe } from '../helpers/serve-process.js'
 import { expectMode } from '../helpers/platform.js'
+import { tempFolder } from '../helpers/temp.js'
 
-const tempDataFile = async () => path.join(await mkdtemp(path.join(tmpdir(), 'bula-durable-')), 'data.json')
+const tempDataFile = async () => path.join(await tempFolder('bula-durable-'), 'data.json')
 
 describe('bula serve durability', () => {
   it('loses no acknowledged write when killed with SIGKILL while 8 clients write', { timeout: 120_000 }, async () => {

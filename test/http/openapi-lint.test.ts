@@ -1,9 +1,9 @@
 import { execa } from 'execa'
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { call, useTestServer } from '../helpers/http.js'
+import { tempFolder } from '../helpers/temp.js'
 
 // Issue 13: /openapi.json passes Redocly's recommended rules; the warnings left are listed and justified in docs/openapi.md.
 
@@ -11,7 +11,7 @@ const server = useTestServer()
 describe('Redocly lint of /openapi.json (recommended rules)', () => {
   it('reports no error, and no warning but the catch-alls that answer only 405', async () => {
     const document = (await call(server().baseUrl, 'GET', '/openapi.json')).body
-    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-openapi-')), 'openapi.json')
+    const file = path.join(await tempFolder('bula-openapi-'), 'openapi.json')
     await writeFile(file, JSON.stringify(document))
     const result = await execa('npx', ['--no-install', 'redocly', 'lint', file, '--format=json'], {
       reject: false,

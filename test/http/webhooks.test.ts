@@ -1,12 +1,11 @@
 import { createHmac } from 'node:crypto'
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RETRY_DELAYS_MS } from '../../server/domain/webhook-endpoint.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { DAY, HOUR, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
+import { tempFolder } from '../helpers/temp.js'
 
 let base: string
 
@@ -228,7 +227,7 @@ describe('delivery', () => {
 
 describe('restart', () => {
   it('loses no delivery when the simulator restarts in the middle of retries', async () => {
-    const dataFile = path.join(await mkdtemp(path.join(tmpdir(), 'bula-webhooks-')), 'data.json')
+    const dataFile = path.join(await tempFolder('bula-webhooks-'), 'data.json')
     const { keys, receiver: r } = await withTestServer({ dataFile, webhookTimeoutMs: 2000 }, async (first) => {
       const made = await setup(first.baseUrl)
       made.receiver.respondWith((request) => (JSON.parse(request.body).type === 'webhook.verified' ? 200 : 500))

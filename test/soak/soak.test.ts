@@ -2,14 +2,14 @@
 // work, a kill -9 and a restart in the middle. Afterwards every acknowledged
 // object and event must be there, and the server's memory must have stayed
 // flat while the clients kept going.
-import { mkdtemp, readFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { call, signupMerchant } from '../helpers/http.js'
 import { startReceiver } from '../helpers/receiver.js'
 import { startServe, type ServeProcess } from '../helpers/serve-process.js'
+import { tempFolder } from '../helpers/temp.js'
 
 const CLIENTS = 8
 const BEFORE_KILL_MS = 30_000
@@ -77,7 +77,7 @@ describe('soak', () => {
   })
 
   it('keeps every acknowledged object and event across a kill -9, with flat memory', { timeout: 180_000 }, async () => {
-    const dataFile = path.join(await mkdtemp(path.join(tmpdir(), 'bula-soak-')), 'data.json')
+    const dataFile = path.join(await tempFolder('bula-soak-'), 'data.json')
     const receiver = await startReceiver()
     cleanups.push(() => receiver.close())
     let serve: ServeProcess = await startServe({ dataFile, args: ['--quiet'] })

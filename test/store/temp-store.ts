@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { openStore, type IndexSpec, type OpenStoreOptions, type StoreTestHooks } from '../../server/store/index.js'
+import { tempFolder } from '../helpers/temp.js'
 
 export interface Payment {
   id: string
@@ -25,7 +25,7 @@ export const TEST_INDEXES: IndexSpec<TestSchema> = {
 export const payment = (id: string, merchant = 'm1', status = 'open'): Payment => ({ id, merchant, status, reference: `ref-${id}` })
 
 export async function tempDataFile(): Promise<string> {
-  return path.join(await mkdtemp(path.join(tmpdir(), 'bula-store-')), 'data.json')
+  return path.join(await tempFolder('bula-store-'), 'data.json')
 }
 
 export function openTestStore(file: string | undefined, options: Partial<OpenStoreOptions<TestSchema>> = {}, hooks: StoreTestHooks = {}) {

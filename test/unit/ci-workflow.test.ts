@@ -1,9 +1,9 @@
 import { execa } from 'execa'
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { recipeYaml } from '../helpers/ci-recipes.js'
+import { tempFolder } from '../helpers/temp.js'
 
 // The GitHub Actions recipe for macOS and Windows cannot run here, so it is validated here (docs/platforms.md).
 const ROOT = path.resolve(import.meta.dirname, '../..')
@@ -20,7 +20,7 @@ describe('.github/workflows/ci.yml', () => {
   })
 
   it('would be refused if broken: the validator is not a rubber stamp', async () => {
-    const broken = path.join(await mkdtemp(path.join(tmpdir(), 'bula-workflow-')), 'ci.yml')
+    const broken = path.join(await tempFolder('bula-workflow-'), 'ci.yml')
     await writeFile(broken, (await readFile(WORKFLOW, 'utf8')).replace('runs-on: ${{ matrix.os }}', 'runs-on: 42\n    runs_on_typo: true'))
     const result = await validate(broken)
     expect(result.exitCode).not.toBe(0)
@@ -30,7 +30,7 @@ describe('.github/workflows/ci.yml', () => {
 
 describe('the GitHub Actions recipes of docs/testing-and-ci.md', () => {
   it.each(['github-node', 'github-python'] as const)('%s is a valid workflow', async (name) => {
-    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-recipe-')), `${name}.yml`)
+    const file = path.join(await tempFolder('bula-recipe-'), `${name}.yml`)
     await writeFile(file, recipeYaml(name))
     const result = await validate(file)
     expect(result.exitCode, result.stdout + result.stderr).toBe(0)

@@ -1,5 +1,3 @@
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { ClockService } from '../../server/clock/clock-service.js'
@@ -7,6 +5,7 @@ import { newMerchant } from '../../server/domain/merchant.js'
 import { COLLECTION_NAMES, INDEXES, type Collections } from '../../server/store/collections.js'
 import { openStore } from '../../server/store/index.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
+import { tempFolder } from '../helpers/temp.js'
 
 const START = Date.UTC(2026, 10, 22, 3, 0, 0)
 const MINUTE = 60_000
@@ -118,7 +117,7 @@ describe('ClockService', () => {
   })
 
   it('keeps jobs and offsets across a restart', async () => {
-    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-clock-')), 'data.json')
+    const file = path.join(await tempFolder('bula-clock-'), 'data.json')
     const first = await setup(file)
     first.clock.schedule('ms_a', 'note', START + 10 * MINUTE, { name: 'after restart' })
     await first.clock.advance('ms_a', { ms: 5 * MINUTE })
@@ -134,7 +133,7 @@ describe('ClockService', () => {
   })
 
   it('runs derived jobs from the documents themselves, rebuilt at start-up, and skips those the document no longer asks for', async () => {
-    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-clock-')), 'data.json')
+    const file = path.join(await tempFolder('bula-clock-'), 'data.json')
     type Payout = Collections['payouts']
     const payout = (id: string, dueAt: number | null) => ({ id, merchantId: 'ms_a', sentAt: dueAt }) as unknown as Payout
     const derive = (clock: ClockService, seen: string[]) =>
@@ -160,7 +159,7 @@ describe('ClockService', () => {
   })
 
   it('drops job documents of a derived kind (earlier data files) and runs the derived job once', async () => {
-    const file = path.join(await mkdtemp(path.join(tmpdir(), 'bula-clock-')), 'data.json')
+    const file = path.join(await tempFolder('bula-clock-'), 'data.json')
     const first = await setup(file)
     const due = START + 10 * MINUTE
     first.store.put('payouts', { id: 'po_1', merchantId: 'ms_a', sentAt: due } as unknown as Collections['payouts'])
