@@ -6,13 +6,14 @@ import {
   payoutSchema,
   type PayoutSchedule,
 } from '../../src/schemas/index.js'
-import { parseJsonOutput, runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
+import { parseJsonOutput, runCli, signupMerchant, succeed, useServe, type TestMerchant } from '../helpers/cli.js'
 
 const server = useServe()
 
 const cli = (merchant: TestMerchant, args: string[]) => runCli(args, { env: merchant.env })
 
-async function succeed(merchant: TestMerchant, args: string[]): Promise<unknown> {
+/** The command's --json output; it must exit 0. */
+async function jsonOf(merchant: TestMerchant, args: string[]): Promise<unknown> {
   const result = await cli(merchant, [...args, '--json'])
   expect(result.exitCode, result.stdout + result.stderr).toBe(0)
   return parseJsonOutput(result)
@@ -20,8 +21,7 @@ async function succeed(merchant: TestMerchant, args: string[]): Promise<unknown>
 
 // Set-up over HTTP (bula settings set and bula sessions create/pay have tests of their own).
 async function setSchedule(merchant: TestMerchant, schedule: PayoutSchedule): Promise<void> {
-  const answer = await merchant.api.patch('/_sim/settings', { payoutSchedule: schedule })
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+  await succeed(merchant.api.patch('/_sim/settings', { payoutSchedule: schedule }))
 }
 
 /** A Checkout Session paid by the customer stand-in: the balance grows by `amount` (dollars). */
@@ -31,7 +31,7 @@ async function takePayment(merchant: TestMerchant, amount: string): Promise<void
 }
 
 const balanceOf = async (merchant: TestMerchant): Promise<number> =>
-  merchantMeSchema.parse(await succeed(merchant, ['balance'])).balance
+  merchantMeSchema.parse(await jsonOf(merchant, ['balance'])).balance
 
 describe('balance and payouts on the manual schedule', () => {
   it('requests a Payout of the whole balance, then lists and gets it', async () => {
@@ -55,9 +55,9 @@ describe('balance and payouts on the manual schedule', () => {
     expect(payoutId).toBeDefined()
     expect(await balanceOf(merchant)).toBe(0)
 
-    const list = payoutListSchema.parse(await succeed(merchant, ['payouts', 'list']))
+    const list = payoutListSchema.parse(await jsonOf(merchant, ['payouts', 'list']))
     expect(list).toMatchObject({ hasMore: false, data: [{ id: payoutId, amount: 1750, status: 'paid', mode: 'test' }] })
-    expect(payoutSchema.parse(await succeed(merchant, ['payouts', 'get', payoutId!]))).toEqual(list.data[0])
+    expect(payoutSchema.parse(await jsonOf(merchant, ['payouts', 'get', payoutId!]))).toEqual(list.data[0])
 
     const human = await cli(merchant, ['payouts', 'list'])
     expect(human.stdout.split('\n')[0]).toMatch(/^ID\s+STATUS\s+AMOUNT\s+RAIL\s+CREATED\s+PAID$/)
@@ -74,17 +74,17 @@ describe('balance and payouts on the manual schedule', () => {
     const ids: string[] = []
     for (const amount of ['1', '2', '3']) {
       await takePayment(merchant, amount)
-      ids.push(payoutResponseSchema.parse(await succeed(merchant, ['payouts', 'request'])).payout.id)
+      ids.push(payoutResponseSchema.parse(await jsonOf(merchant, ['payouts', 'request'])).payout.id)
     }
-    const firstPage = payoutListSchema.parse(await succeed(merchant, ['payouts', 'list', '--limit', '2']))
+    const firstPage = payoutListSchema.parse(await jsonOf(merchant, ['payouts', 'list', '--limit', '2']))
     expect(firstPage.data.map((payout) => payout.id)).toEqual(ids.slice(0, 2))
     expect(firstPage.hasMore).toBe(true)
     expect((await cli(merchant, ['payouts', 'list', '--limit', '2'])).stdout).toContain(`--starting-after ${ids[1]}`)
 
-    const rest = payoutListSchema.parse(await succeed(merchant, ['payouts', 'list', '--starting-after', ids[1]!]))
+    const rest = payoutListSchema.parse(await jsonOf(merchant, ['payouts', 'list', '--starting-after', ids[1]!]))
     expect(rest.data.map((payout) => payout.amount)).toEqual([300])
 
-    const all = payoutListSchema.parse(await succeed(merchant, ['payouts', 'list', '--limit', '1', '--all']))
+    const all = payoutListSchema.parse(await jsonOf(merchant, ['payouts', 'list', '--limit', '1', '--all']))
     expect(all).toMatchObject({ hasMore: false })
     expect(all.data.map((payout) => payout.id)).toEqual(ids)
   })
@@ -117,7 +117,7 @@ describe('settlement runs on the clock', () => {
     expect(runs.slice(1).every((line) => line.endsWith('settlement run (daily): nothing to pay out'))).toBe(true)
 
     expect(await balanceOf(merchant)).toBe(0)
-    const list = payoutListSchema.parse(await succeed(merchant, ['payouts', 'list']))
+    const list = payoutListSchema.parse(await jsonOf(merchant, ['payouts', 'list']))
     expect(list.data).toMatchObject([{ amount: 1500, status: 'paid' }])
   })
 })

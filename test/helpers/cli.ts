@@ -165,9 +165,10 @@ export interface TestMerchant {
  * merchants signup` itself is tested in merchants-and-profiles.test.ts.
  */
 export async function signupMerchant(baseUrl: string, tier: 'business' | 'individual' = 'business'): Promise<TestMerchant> {
-  const answer = await setUpApi(baseUrl).post('/_sim/merchants', { email: `cli-${tier}@example.test`, name: `CLI ${tier}`, tier })
-  if (answer.status !== 201) throw new Error(`signup failed (HTTP ${answer.status}): ${JSON.stringify(answer.body)}`)
-  const { merchant, keys } = answer.body as { merchant: { id: string }; keys: { secret: string; publishable: string } }
+  const { merchant, keys } = (await succeed(setUpApi(baseUrl).post('/_sim/merchants', { email: `cli-${tier}@example.test`, name: `CLI ${tier}`, tier }), 201)) as {
+    merchant: { id: string }
+    keys: { secret: string; publishable: string }
+  }
   return {
     merchantId: merchant.id,
     secret: keys.secret,
