@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest'
+import { randomUUID } from 'node:crypto'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 
 interface StreamedEvent {
   id: string
   type: string
-  data: { event_id: string; type: string; mode: string }
+  data: { event_id: string; type: string; mode: string; data: { object: { id: string } } }
 }
 
 /** Reads Server-Sent Events from the stream until `count` messages arrived. */
@@ -66,6 +67,47 @@ describe('GET /_sim/events/stream', () => {
     const missed = await readEvents(keys.secret, 3, async () => {}, events[2]!.id)
     expect(missed.map((e) => e.type)).toEqual(['payment.processing', 'payment.succeeded', 'checkout_session.succeeded'])
     expect(missed[0]!.id).not.toBe(events[0]!.id)
+  })
+
+  it('sends an event recorded just before the stream opened once, though it comes both from the log and live', async () => {
+    const { merchant, keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    const { ctx } = server()
+    const createSession = async () =>
+      (await api.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD' }, { headers: { 'idempotency-key': randomUUID() } })).body as { id: string }
+    const cancel = async (id: string) => expect((await api.post(`/v1/checkout-sessions/${id}/cancel`)).status).toBe(200)
+    const [first, second, third] = [await createSession(), await createSession(), await createSession()]
+    await cancel(first.id)
+    const [before] = (await api.get('/_sim/events?limit=1')).body.data
+
+    // Writes held: the second cancellation's event is in the log, but not yet on disk, so not yet live.
+    const commit = ctx.store.commit.bind(ctx.store)
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    onTestFinished(() => release())
+    ctx.store.commit = () => held.then(commit)
+    const logged = () => ctx.store.group('events', 'byMerchantMode', `${merchant.id}:test`).length
+    const count = logged()
+    const cancelled = cancel(second.id)
+    try {
+      await vi.waitUntil(() => logged() > count)
+    } finally {
+      ctx.store.commit = commit
+    }
+    const events = await readEvents(
+      keys.secret,
+      2,
+      async () => {
+        release()
+        await cancelled
+        await cancel(third.id)
+      },
+      before.event_id,
+    )
+    expect(events.map((event) => [event.type, event.data.data.object.id])).toEqual([
+      ['checkout_session.cancelled', second.id],
+      ['checkout_session.cancelled', third.id],
+    ])
   })
 
   it('needs a secret key', async () => {

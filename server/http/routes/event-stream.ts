@@ -42,21 +42,39 @@ function serveSse<T>(
   function stop(): void {
     clearInterval(heartbeat)
     clearInterval(keyCheck)
-    ctx.eventBus.off(channel, send)
+    ctx.eventBus.off(channel, sendLive)
     ctx.eventBus.off('shutdown', stop)
     res.end()
   }
-  function send(item: T): void {
-    const message = toMessage(item)
-    if (!message) return
+  function send(message: SseMessage): void {
     if (!keyStillUsable(ctx, key)) {
       stop()
       return
     }
     res.write(`${message.id ? `id: ${message.id}\n` : ''}event: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`)
   }
-  for (const item of backlog) send(item)
-  ctx.eventBus.on(channel, send)
+  // An event is in the log, and so in a backlog, as soon as it is recorded,
+  // but reaches the bus only once it is on disk: one recorded just before
+  // this stream opened comes both ways, and is sent once. Writes finish in
+  // the order they were made, so the first live message that is not a replay
+  // means every replayed one has come by: the set is let go.
+  const replayed = new Set<string>()
+  function sendLive(item: T): void {
+    const message = toMessage(item)
+    if (!message) return
+    if (message.id !== undefined && replayed.size > 0) {
+      if (replayed.delete(message.id)) return
+      replayed.clear()
+    }
+    send(message)
+  }
+  for (const item of backlog) {
+    const message = toMessage(item)
+    if (!message) continue
+    if (message.id !== undefined) replayed.add(message.id)
+    send(message)
+  }
+  ctx.eventBus.on(channel, sendLive)
   ctx.eventBus.on('shutdown', stop)
   req.on('close', stop)
 }
