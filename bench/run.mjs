@@ -8,7 +8,7 @@
 /* global fetch */
 import { execFile, fork, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import process from 'node:process'
@@ -25,7 +25,16 @@ const RESULTS = path.join(ROOT, 'bench', 'results', 'latest.json')
 
 const RUN_SECONDS = 5
 const WARMUP_SECONDS = 1
+/**
+ * After each start, before anything is measured: creates, gets and lists for
+ * this long, so that V8 has compiled the request path and sized its heap.
+ * A simulator fresh from start-up spent 1.4–1.8× the CPU on a create of one
+ * that had run 10 seconds (docs/performance.md, "Warm-up").
+ */
+const START_WARMUP_SECONDS = 8
 const CONNECTIONS = [10, 50]
+/** Baseline and simulator create runs, interleaved, at each point and number of connections. */
+const CREATE_PAIRS = 3
 const STORED = [1_000, 100_000, 300_000]
 /** The point most targets are judged at. */
 const AT = 100_000
@@ -173,14 +182,50 @@ async function createMore(baseUrl, secrets, count) {
   return elapsedMs(started)
 }
 
+/**
+ * Waits for the clock's start-up read of every stored session (what is due
+ * when), which runs in the background after the ready line: a clock advance
+ * of 0 ms waits for it (docs/simulator.md). Answers how long it still took.
+ */
+async function startUpScan(baseUrl, secret) {
+  const started = process.hrtime.bigint()
+  await api(baseUrl, 'POST', '/_sim/clock/advance', { key: secret, body: { ms: 0 } })
+  return Math.round(elapsedMs(started))
+}
+
+/** START_WARMUP_SECONDS of creates, then of gets and lists where the server has them (not the baseline); answers the creates made. */
+async function warmUp(baseUrl, secrets, sessionIds) {
+  const operations = sessionIds.length > 0 ? ['create', 'get', 'list'] : ['create']
+  let creates = 0
+  for (const operation of operations) {
+    const seconds = operation === 'create' ? START_WARMUP_SECONDS : WARMUP_SECONDS
+    const run = await load(baseUrl, CONNECTIONS[0], requestsFor(operation, secrets, sessionIds), seconds)
+    if (operation === 'create') creates += run.requests
+  }
+  return creates
+}
+
 async function firstSessionIds(baseUrl, secret) {
   return (await api(baseUrl, 'GET', '/v1/checkout-sessions?limit=100', { key: secret })).data.map((session) => session.id)
 }
 
 const withoutCount = ({ made: _made, ...run }) => run
 
-/** Two runs of the same load as one: mean throughput and latencies. */
-const meanOf = (a, b) => Object.fromEntries(Object.keys(a).map((key) => [key, (a[key] + b[key]) / 2]))
+/** Runs of the same load as one: mean throughput, latencies and CPU, to a tenth. */
+const meanOf = (runs) => Object.fromEntries(Object.keys(runs[0]).map((key) => [key, Number((runs.reduce((sum, run) => sum + run[key], 0) / runs.length).toFixed(1))]))
+
+/**
+ * measure() on the simulator, with its CPU time per request (user + system,
+ * all threads, warm-up included). It moves with the machine's speed too (the
+ * same build measured 167 and 265 µs a create twenty minutes apart, other
+ * tenants sharing the cores), so it compares runs of one bench, not benches.
+ */
+async function measureSimulator(sim, connections, requests) {
+  const cpu = await sim.ask({ type: 'cpu' }, 'cpu')
+  const run = await measure(sim.baseUrl, connections, requests)
+  const used = await sim.ask({ type: 'cpu' }, 'cpu')
+  return { ...run, cpuUsPerRequest: Math.round((used.user + used.system - cpu.user - cpu.system) / run.made) }
+}
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 const elapsedMs = (start) => Number(process.hrtime.bigint() - start) / 1e6
@@ -261,12 +306,17 @@ async function stallDuringCompaction(sim, dataFile, secrets) {
   }
 }
 
+/** A point's copy of the data, and its journal, once measured: up to 350 MB each. */
+async function removeDataFile(file) {
+  await rm(file, { force: true })
+  await rm(`${file}.journal`, { force: true })
+}
+
 const mb = (bytes) => Math.round(bytes / 1e5) / 10
 
 async function main() {
   const started = process.hrtime.bigint()
   const folder = await mkdtemp(path.join(os.tmpdir(), 'bula-bench-'))
-  const dataFile = path.join(folder, 'data.json')
   const machine = {
     cpus: os.availableParallelism(),
     cpuModel: os.cpus()[0]?.model ?? 'unknown',
@@ -280,50 +330,68 @@ async function main() {
   const sampler = setInterval(() => loadSamples.push(os.loadavg()[0]), 10_000)
 
   const baseline = await startChild('baseline-server.mjs')
-  let sim = await startChild('sim-server.mjs', [dataFile])
+  // The data grows in builtFile through createMore only. Each point is measured on a copy of it, so that the runs'
+  // own creates (tens of thousands) do not carry over to the next point: each starts at exactly its count.
+  const builtFile = path.join(folder, 'built.json')
+  let builder = await startChild('sim-server.mjs', [builtFile])
+  let sim = null
+  let dataFile = null
   const rows = []
   const points = []
   const extras = {}
-  let created = 0
+  let built = 0
   try {
-    const secrets = await setUpMerchant(sim.baseUrl)
+    const secrets = await setUpMerchant(builder.baseUrl)
+    await warmUp(baseline.baseUrl, secrets, [])
     for (const stored of STORED) {
-      const made = Math.max(0, stored - created)
-      const buildMs = await createMore(sim.baseUrl, secrets, made)
-      created += made
-      console.log(`${stored.toLocaleString('en')}: ${created.toLocaleString('en')} sessions stored (${made.toLocaleString('en')} made through the API in ${(buildMs / 1000).toFixed(1)} s)`)
-      // Measured on the file as a fresh start finds it: closed cleanly, then opened by `bula serve` and by the bench's own simulator.
-      await sim.close()
-      const point = { stored, sessions: created, dataFileMb: mb((await stat(dataFile)).size) }
+      if (sim) {
+        await sim.close()
+        sim = null
+        await removeDataFile(dataFile)
+      }
+      builder ??= await startChild('sim-server.mjs', [builtFile])
+      const made = stored - built
+      const buildMs = await createMore(builder.baseUrl, secrets, made)
+      built += made
+      console.log(`${stored.toLocaleString('en')}: ${built.toLocaleString('en')} sessions stored (${made.toLocaleString('en')} made through the API in ${(buildMs / 1000).toFixed(1)} s)`)
+      // Measured on the file as a fresh start finds it: closed cleanly (the journal then is empty), copied, then
+      // opened by `bula serve` and by the bench's own simulator.
+      await builder.close()
+      builder = null
+      dataFile = path.join(folder, `at-${stored}.json`)
+      await copyFile(builtFile, dataFile)
+      const point = { stored, sessions: built, dataFileMb: mb((await stat(dataFile)).size), madeByRuns: 0 }
       const ready = await timeToReady(dataFile)
       point.readyMs = ready.ms
       point.readyRuns = ready.runs
       console.log(`  bula serve time-to-ready (${point.dataFileMb} MB file): ${ready.runs.join(', ')} ms`)
       sim = await startChild('sim-server.mjs', [dataFile])
-      // Start-up work the clock does in the background (reading the sessions for their expiry) is over by now.
-      await sleep(2_000)
+      point.startUpScanMs = await startUpScan(sim.baseUrl, secrets[0])
       const afterStart = await sim.ask({ type: 'memory' }, 'memory')
       point.rssAfterStartMb = mb(afterStart.rss)
       const sessionIds = await firstSessionIds(sim.baseUrl, secrets[0])
+      point.madeByRuns += await warmUp(sim.baseUrl, secrets, sessionIds)
       for (const connections of CONNECTIONS) {
-        // The baseline runs before and after the simulator's runs, and their mean is the reference: the machine's load drifts.
-        const before = await measure(baseline.baseUrl, connections, requestsFor('create', secrets, sessionIds))
-        const runs = []
-        for (const operation of ['create', 'get', 'list']) {
-          const cpu = await sim.ask({ type: 'cpu' }, 'cpu')
-          const { made, ...run } = await measure(sim.baseUrl, connections, requestsFor(operation, secrets, sessionIds))
-          const used = await sim.ask({ type: 'cpu' }, 'cpu')
-          // CPU over warm-up and run together: per request, robust to the machine's load where throughput is not.
-          run.cpuUsPerRequest = Math.round((used.user + used.system - cpu.user - cpu.system) / made)
-          if (operation === 'create') created += made
-          runs.push({ operation, ...run })
+        // Creates in interleaved pairs, baseline then simulator, and the median of the pairs' ratios: the machine's
+        // speed drifts (other tenants share its cores), and a pair measured seconds apart drifts least.
+        const pairs = []
+        for (let n = 0; n < CREATE_PAIRS; n++) {
+          const base = await measure(baseline.baseUrl, connections, requestsFor('create', secrets, sessionIds))
+          const create = await measureSimulator(sim, connections, requestsFor('create', secrets, sessionIds))
+          point.madeByRuns += create.made
+          pairs.push({ base: withoutCount(base), create: withoutCount(create), ratio: create.reqPerSec / base.reqPerSec })
         }
-        const after = await measure(baseline.baseUrl, connections, requestsFor('create', secrets, sessionIds))
-        const base = meanOf(withoutCount(before), withoutCount(after))
+        const base = meanOf(pairs.map((pair) => pair.base))
+        const create = meanOf(pairs.map((pair) => pair.create))
+        const runs = [{ operation: 'create', ...create, cpuUsPerRequest: Math.round(create.cpuUsPerRequest), vsBaseline: median(pairs.map((pair) => pair.ratio)), pairRatios: pairs.map((pair) => Number(pair.ratio.toFixed(2))) }]
+        for (const operation of ['get', 'list']) {
+          const run = withoutCount(await measureSimulator(sim, connections, requestsFor(operation, secrets, sessionIds)))
+          runs.push({ operation, ...run, vsBaseline: run.reqPerSec / base.reqPerSec })
+        }
         rows.push({ server: 'baseline', operation: 'create', stored: 0, connections, ...base, vsBaseline: 1 })
         for (const run of runs) {
-          rows.push({ server: 'simulator', stored, connections, ...run, vsBaseline: run.reqPerSec / base.reqPerSec })
-          console.log(`  ${run.operation}, ${connections} connections: ${run.reqPerSec.toFixed(0)} req/s (baseline ${base.reqPerSec.toFixed(0)}), ${run.cpuUsPerRequest} µs CPU a request`)
+          rows.push({ server: 'simulator', stored, connections, ...run })
+          console.log(`  ${run.operation}, ${connections} connections: ${run.reqPerSec.toFixed(0)} req/s (baseline ${base.reqPerSec.toFixed(0)}), ${run.cpuUsPerRequest} µs CPU a request${run.pairRatios ? `; × baseline in ${CREATE_PAIRS} pairs: ${run.pairRatios.join(', ')}` : ''}`)
         }
       }
       const afterRuns = await sim.ask({ type: 'memory' }, 'memory')
@@ -334,10 +402,15 @@ async function main() {
         heapAfterGcMb: mb(afterRuns.heapAfterGc),
         peakRssMb: mb(afterRuns.peakRss),
       })
-      console.log(`  memory: RSS ${point.rssAfterStartMb} MB after start, ${point.rssAfterRunsMb} MB after the runs (${point.rssAfterGcMb} MB after a full GC)`)
+      console.log(`  memory: RSS ${point.rssAfterStartMb} MB after start, ${point.rssAfterRunsMb} MB after the runs (${point.rssAfterGcMb} MB after a full GC); the runs made ${point.madeByRuns.toLocaleString('en')} sessions more`)
       if (stored === AT) {
+        // On a fresh copy again, without the runs' creates: the burst's compaction then rewrites the point's data and its own.
+        await sim.close()
+        await removeDataFile(dataFile)
+        await copyFile(builtFile, dataFile)
+        sim = await startChild('sim-server.mjs', [dataFile])
+        await startUpScan(sim.baseUrl, secrets[0])
         extras.stall = await stallDuringCompaction(sim, dataFile, secrets)
-        created += extras.stall.creates
         const { stall } = extras
         console.log(
           `  stall probe: ${stall.compacted ? `compacted after ${stall.compactedAfterSeconds} s of creates (journal ${stall.journalMb} MB)` : `no compaction in ${stall.burstSeconds} s`}; longest probe wait ${stall.probeMaxMs} ms (p99 ${stall.probeP99Ms} ms of ${stall.probes}), longest event-loop delay ${stall.loopMaxMs} ms (of its own work: ${stall.workMaxMs ?? '?'} ms)`,
@@ -351,7 +424,8 @@ async function main() {
     extras.coldStartFetchScriptMs = await coldStart([], cliEnv, path.join(ROOT, 'bench', 'fetch-sessions.mjs'))
   } finally {
     clearInterval(sampler)
-    await sim.close()
+    await sim?.close()
+    await builder?.close()
     await baseline.close()
   }
   await rm(folder, { recursive: true, force: true })
@@ -424,6 +498,7 @@ function renderTable(report) {
     `Growth, ${report.points.map((p) => n(p.stored)).join(' → ')} sessions stored (all made through the API, ${report.secretKeys} secret keys):`,
     `- data file: ${growth('dataFileMb', 1)} MB`,
     `- \`bula serve\` time-to-ready (median of ${READY_RUNS}): ${growth('readyMs')} ms (runs: ${report.points.map((p) => p.readyRuns.join('/')).join(' → ')})`,
+    `- the clock's start-up read of the sessions, still running after the ready line: ${growth('startUpScanMs')} ms more`,
     `- RSS after start: ${growth('rssAfterStartMb', 1)} MB; after the runs: ${growth('rssAfterRunsMb', 1)} MB (after a full GC: ${growth('rssAfterGcMb', 1)} MB; JS heap ${growth('heapAfterGcMb', 1)} MB)`,
     `- create req/s, 10 connections: ${createsAt(10)}; 50 connections: ${createsAt(50)}`,
     `- stall probe at ${n(AT)}: ${stall.compacted ? `a compaction after ${stall.compactedAfterSeconds} s of creates (${n(stall.creates)} creates, journal ${stall.journalMb} MB)` : `no compaction in ${stall.burstSeconds} s`}; longest /_sim/health wait ${stall.probeMaxMs} ms (p99 ${stall.probeP99Ms} ms, ${n(stall.probes)} probes); longest event-loop delay ${stall.loopMaxMs} ms; the simulator's own work ran at most ${stall.workMaxMs ?? '?'} ms at a stretch (main-thread CPU between two 10 ms ticks: a longer delay is the process waiting for a CPU on a loaded machine)`,
