@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../server/start.js'
-import { launchChromium, screenshotPath, skipBrowserTests, startRedirectTarget, type RedirectTarget } from '../helpers/browser.js'
+import { launchChromium, saveScreenshot, skipBrowserTests, startRedirectTarget, type RedirectTarget } from '../helpers/browser.js'
 import { client, signupMerchant, startTestServer } from '../helpers/http.js'
 
 describe.skipIf(skipBrowserTests)('the hosted checkout page in a browser', () => {
@@ -62,7 +62,7 @@ describe.skipIf(skipBrowserTests)('the hosted checkout page in a browser', () =>
     expect(body).toContain('TEST MODE')
     expect(body).not.toContain('never-shown-to-customer')
     await page.getByLabel(label).check()
-    await page.screenshot({ path: screenshotPath(`checkout-pay-${provider}`), fullPage: true })
+    await saveScreenshot(page, `checkout-pay-${provider}`)
     await page.getByRole('button', { name: 'Pay FJ$15.00' }).click()
     await page.waitForURL(`${shop.baseUrl}/thanks**`)
     const landed = new URL(page.url())
@@ -75,7 +75,7 @@ describe.skipIf(skipBrowserTests)('the hosted checkout page in a browser', () =>
     expect(intent.data.object.provider).toBe(provider)
     await page.goto(hostedUrl)
     expect(await page.textContent('body')).toContain('Payment complete')
-    await page.screenshot({ path: screenshotPath(`checkout-paid-${provider}`), fullPage: true })
+    await saveScreenshot(page, `checkout-paid-${provider}`)
     await page.close()
   })
 
@@ -90,7 +90,7 @@ describe.skipIf(skipBrowserTests)('the hosted checkout page in a browser', () =>
     expect(await statusOf(id)).toBe('failed')
     await page.goto(hostedUrl)
     expect(await page.textContent('body')).toContain('Payment declined')
-    await page.screenshot({ path: screenshotPath('checkout-declined'), fullPage: true })
+    await saveScreenshot(page, 'checkout-declined')
     await page.close()
   })
 
@@ -115,7 +115,7 @@ describe.skipIf(skipBrowserTests)('the hosted checkout page in a browser', () =>
     // Tab moves from the provider group to the outcome group, then to Pay.
     await page.keyboard.press('Tab')
     await page.keyboard.press('Tab')
-    await page.screenshot({ path: screenshotPath('checkout-phone-keyboard'), fullPage: true })
+    await saveScreenshot(page, 'checkout-phone-keyboard')
     expect(await page.evaluate<string>('document.activeElement.textContent')).toContain('Pay FJ$15.00')
     await page.keyboard.press('Enter')
     await page.waitForURL(`${shop.baseUrl}/thanks**`)

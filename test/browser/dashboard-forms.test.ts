@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../server/start.js'
-import { launchChromium, screenshotPath, skipBrowserTests } from '../helpers/browser.js'
+import { launchChromium, saveScreenshot, skipBrowserTests } from '../helpers/browser.js'
 import { client, signupMerchant, startTestServer } from '../helpers/http.js'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
 
@@ -46,7 +46,7 @@ describe.skipIf(skipBrowserTests)('the dashboard forms a newcomer meets', () => 
   async function shootBoth(name: string): Promise<void> {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: width === 1280 ? 900 : 844 })
-      await page.screenshot({ path: screenshotPath(`dashboard-fixed-${name}-${width}`), fullPage: true })
+      await saveScreenshot(page, `dashboard-fixed-${name}-${width}`)
     }
     await page.setViewportSize({ width: 1280, height: 900 })
   }

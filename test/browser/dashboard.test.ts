@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchChromium, screenshotPath, skipBrowserTests } from '../helpers/browser.js'
+import { launchChromium, saveScreenshot, skipBrowserTests } from '../helpers/browser.js'
 import { removeCliConfigDir, runCli, signupMerchant, type TestMerchant } from '../helpers/cli.js'
 import { DAY, HOUR, client } from '../helpers/http.js'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
@@ -36,7 +36,7 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     removeCliConfigDir()
   })
 
-  const shoot = (name: string) => page.screenshot({ path: screenshotPath(`dashboard-${name}`), fullPage: true })
+  const shoot = (name: string) => saveScreenshot(page, `dashboard-${name}`)
   const flash = () => page.locator('.flash').first()
   /** Waits for the message a form's answer shows: a message of the page before it cannot match. */
   const flashSaying = (text: string | RegExp) => page.locator('.flash', { hasText: text }).waitFor()
@@ -66,7 +66,7 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     const stranger = await other.newPage()
     await stranger.goto(link)
     await expect(stranger.getByRole('heading', { name: 'Sign in' }).isVisible()).resolves.toBe(true)
-    await stranger.screenshot({ path: screenshotPath('dashboard-sign-in') })
+    await saveScreenshot(stranger, 'dashboard-sign-in', { fullPage: false })
     await other.close()
   })
 
@@ -257,7 +257,7 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
       expect(overflow, path).toEqual([])
     }
     await phone.goto(`${serve.baseUrl}/dashboard/payouts`)
-    await phone.screenshot({ path: screenshotPath('dashboard-payouts-phone'), fullPage: true })
+    await saveScreenshot(phone, 'dashboard-payouts-phone')
 
     await phone.keyboard.press('Tab')
     await expect(phone.evaluate<string>('document.activeElement.textContent')).resolves.toBe('Skip to content')

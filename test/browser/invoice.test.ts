@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../server/start.js'
-import { launchChromium, screenshotPath, skipBrowserTests } from '../helpers/browser.js'
+import { launchChromium, saveScreenshot, skipBrowserTests } from '../helpers/browser.js'
 import { client, signupMerchant, startTestServer } from '../helpers/http.js'
 
 describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => {
@@ -48,20 +48,20 @@ describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => 
     await page.goto(invoice.url)
     await expect(page.getByRole('heading', { name: `Tax Invoice ${invoice.number}`, exact: true }).isVisible()).resolves.toBe(true)
     await expect(page.locator('header.merchant .merchant-detail').innerText()).resolves.toBe('VAT No. 50-12345-0-1')
-    await page.screenshot({ path: screenshotPath('invoice-desktop'), fullPage: true })
+    await saveScreenshot(page, 'invoice-desktop')
 
     // Keyboard only: the Pay button is the first thing Tab reaches.
     await page.keyboard.press('Tab')
     await expect(page.locator(':focus').textContent()).resolves.toBe('Pay FJ$1,053.00')
     await Promise.all([page.waitForURL(/\/pay\/cs_/), page.keyboard.press('Enter')])
     await expect(page.getByText(`Invoice ${invoice.number}`).isVisible()).resolves.toBe(true)
-    await page.screenshot({ path: screenshotPath('invoice-checkout'), fullPage: true })
+    await saveScreenshot(page, 'invoice-checkout')
 
     await page.getByLabel('Card').check()
     await Promise.all([page.waitForURL((url) => url.pathname === new URL(invoice.url).pathname), page.getByRole('button', { name: 'Pay FJ$1,053.00' }).click()])
     await expect(page.getByText(/Paid on \d+ \w+ \d{4}/).isVisible()).resolves.toBe(true)
     await expect(page.getByRole('button', { name: /^Pay / }).count()).resolves.toBe(0)
-    await page.screenshot({ path: screenshotPath('invoice-paid'), fullPage: true })
+    await saveScreenshot(page, 'invoice-paid')
 
     const fetched = await api.get(`/v1/invoices/${invoice.id}`)
     expect(fetched.body).toMatchObject({ status: 'paid', number: invoice.number })
@@ -78,7 +78,7 @@ describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => 
     expect(overflow).toBe(0)
     await expect(page.getByText('2 × FJ$450.50').isVisible()).resolves.toBe(true)
     await expect(page.getByRole('columnheader', { name: 'Unit price' }).isVisible()).resolves.toBe(false)
-    await page.screenshot({ path: screenshotPath('invoice-phone'), fullPage: true })
+    await saveScreenshot(page, 'invoice-phone')
     await page.close()
   })
 })

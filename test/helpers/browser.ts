@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
+import { chromium, type Browser, type Page } from 'playwright-core'
 
 /** Debian's Chromium: the suite never downloads a browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium'
@@ -35,9 +35,27 @@ export function launchChromium(): Promise<Browser> {
 export const SCREENSHOT_DIR = path.join('test-artifacts', 'screenshots')
 
 /** The file for a named screenshot; the folder is made on first use. */
-export function screenshotPath(name: string): string {
+function screenshotPath(name: string): string {
   mkdirSync(SCREENSHOT_DIR, { recursive: true })
   return path.join(SCREENSHOT_DIR, `${name}.png`)
+}
+
+/**
+ * Saves the page as test-artifacts/screenshots/<name>.png, the whole page
+ * unless `fullPage: false`. Chromium now and then refuses a capture
+ * ("Protocol error (Page.captureScreenshot): Unable to capture screenshot",
+ * once in a CI run on a loaded machine) and takes the same picture when
+ * asked again: that one error is retried once, after a moment.
+ */
+export async function saveScreenshot(page: Page, name: string, { fullPage = true }: { fullPage?: boolean } = {}): Promise<void> {
+  const options = { path: screenshotPath(name), fullPage }
+  try {
+    await page.screenshot(options)
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.includes('Unable to capture screenshot')) throw error
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    await page.screenshot(options)
+  }
 }
 
 /** A stand-in for the merchant's site: answers every path and records the URLs it was sent to. */
