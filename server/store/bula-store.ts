@@ -53,8 +53,9 @@ export class BulaStore<S extends Schema> implements Store<S> {
     return this.writer?.commit() ?? Promise.resolve()
   }
 
-  compacted(): Promise<void> {
-    return this.writer?.compacted() ?? Promise.resolve()
+  async compacted(): Promise<void> {
+    await this.writer?.compacted()
+    await this.state.replacedFilesClosed()
   }
 
   close(): Promise<void> {
@@ -62,6 +63,7 @@ export class BulaStore<S extends Schema> implements Store<S> {
       try {
         await this.writer?.close()
         this.state.close()
+        await this.state.replacedFilesClosed()
       } catch (error) {
         // The pending changes could not be written: stay open so nothing is lost and close can be tried again.
         this.closing = null

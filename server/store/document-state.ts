@@ -302,6 +302,11 @@ export class DocumentState {
     this.raw.close()
   }
 
+  /** Resolves once the files compactions replaced are let go (RawDocs.closed). */
+  replacedFilesClosed(): Promise<void> {
+    return this.raw.closed()
+  }
+
   /** A stored document as an object: parsed from its text or from the file if it is kept so. */
   private parsed(id: string, value: Stored): Doc {
     if (typeof value === 'number') return this.raw.read(value, id)

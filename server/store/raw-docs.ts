@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs'
+import { close, closeSync, openSync, readSync } from 'node:fs'
 import type { Doc } from './types.js'
 
 /**
@@ -23,6 +23,10 @@ export class RawDocs {
   private readonly origins: number[] = []
   private readonly free: number[] = []
   private released: number[] = []
+  /** Closes of the origins settle() let go, still under way. */
+  private lettingGo: Promise<void>[] = []
+
+  constructor(private readonly closeInBackground: (fd: number) => Promise<void> = closeInThreadPool) {}
 
   /** Opens `file` for reading as a new origin; answers its id. */
   openOrigin(file: string, fd = openSync(file, 'r')): number {
@@ -71,9 +75,17 @@ export class RawDocs {
     this.released = []
     for (const [origin, { fd }] of this.fds) {
       if (keep.includes(origin)) continue
-      closeSync(fd)
+      // In the thread pool, not on the event loop: an origin let go is a file a compaction replaced, and closing its
+      // last descriptor frees its blocks, which held the event loop 99 ms in a compaction at 100,000 sessions (every
+      // request waited).
+      this.lettingGo.push(this.closeInBackground(fd))
       this.fds.delete(origin)
     }
+  }
+
+  /** Resolves once the descriptors settle() let go are closed (tests, and the store's close). */
+  async closed(): Promise<void> {
+    while (this.lettingGo.length > 0) await Promise.all(this.lettingGo.splice(0))
   }
 
   /** The document of an entry, parsed. */
@@ -128,6 +140,9 @@ export class RawDocs {
 }
 
 const WINDOW_BYTES = 1 << 20
+
+/** fs.close, which runs in libuv's thread pool; a read-only descriptor that fails to close holds nothing to lose. */
+const closeInThreadPool = (fd: number): Promise<void> => new Promise((resolve) => close(fd, () => resolve()))
 
 /** Up to `length` bytes from `offset`: fewer only at the end of the file, never fewer than `needed`. */
 function readAt(fd: number, file: string, offset: number, length: number, needed: number): Buffer {

@@ -44,8 +44,10 @@ export interface Store<S extends Schema> {
    */
   commit(): Promise<void>
   /**
-   * Resolves once no compaction is running. Commits never wait for one;
-   * this is for tests and the benchmark, which look at the files.
+   * Resolves once no compaction is running, and the files compactions
+   * replaced are closed (in the background: closing the last descriptor of
+   * a replaced file frees its blocks). Commits never wait for one; this is
+   * for tests and the benchmark, which look at the files.
    */
   compacted(): Promise<void>
   /** Final snapshot, journal truncated, lock released. Idempotent. */
