@@ -28,3 +28,8 @@ process.on('message', (message) => {
   server.close(() => process.disconnect())
   server.closeAllConnections()
 })
+// bench/run.mjs stopped without asking (Ctrl-C, a kill, a failure): stop too.
+process.once('disconnect', () => {
+  server.close()
+  server.closeAllConnections()
+})

@@ -41,4 +41,9 @@ process.on('message', (message) => {
   agent.destroy()
   process.disconnect()
 })
+// bench/run.mjs stopped without asking (Ctrl-C, a kill, a failure): stop probing.
+process.once('disconnect', () => {
+  clearInterval(timer)
+  agent.destroy()
+})
 process.send({ type: 'ready' })

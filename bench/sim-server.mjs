@@ -35,6 +35,18 @@ const workTimer = setInterval(() => {
   lastWork = work
 }, 10)
 
+let closing = null
+function close() {
+  closing ??= (async () => {
+    loopDelay.disable()
+    clearInterval(workTimer)
+    await server.close()
+  })()
+  return closing
+}
+// bench/run.mjs stopped without asking (Ctrl-C, a kill, a failure): stop too, rather than serve on unmeasured.
+process.once('disconnect', () => void close())
+
 process.on('message', async (message) => {
   try {
     if (message.type === 'memory') {
@@ -49,9 +61,7 @@ process.on('message', async (message) => {
       loopDelay.reset()
       longestWorkMs = 0
     } else if (message.type === 'close') {
-      loopDelay.disable()
-      clearInterval(workTimer)
-      await server.close()
+      await close()
       process.disconnect()
     }
   } catch (error) {
