@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
+import { merchantModeGroup } from '../../server/store/collections.js'
 import { client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 
 interface StreamedEvent {
@@ -86,7 +87,7 @@ describe('GET /_sim/events/stream', () => {
     const held = new Promise<void>((resolve) => (release = resolve))
     onTestFinished(() => release())
     ctx.store.commit = () => held.then(commit)
-    const logged = () => ctx.store.group('events', 'byMerchantMode', `${merchant.id}:test`).length
+    const logged = () => ctx.store.group('events', 'byMerchantMode', merchantModeGroup(merchant.id, 'test')).length
     const count = logged()
     const cancelled = cancel(second.id)
     try {
@@ -108,6 +109,31 @@ describe('GET /_sim/events/stream', () => {
       ['checkout_session.cancelled', second.id],
       ['checkout_session.cancelled', third.id],
     ])
+  })
+
+  it('replays nothing after another merchant\'s event id, nor after an event of the other mode', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    const other = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
+    const live = client(server().baseUrl, (await unlockLive(server().baseUrl, keys.secret)).secret)
+    const cancelOne = async (who: typeof api) => {
+      const session = (await who.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD' }, { headers: { 'idempotency-key': randomUUID() } })).body
+      expect((await who.post(`/v1/checkout-sessions/${session.id}/cancel`)).status).toBe(200)
+      return session.id as string
+    }
+    await cancelOne(other)
+    await cancelOne(other)
+    await cancelOne(live)
+    await cancelOne(live)
+    const [otherFirst] = (await other.get('/_sim/events?limit=2')).body.data.slice(-1)
+    const [liveFirst] = (await live.get('/_sim/events?limit=2')).body.data.slice(-1)
+    for (const foreign of [otherFirst.event_id, liveFirst.event_id]) {
+      const own = await readEvents(keys.secret, 1, () => cancelOne(api), foreign)
+      expect(own).toHaveLength(1)
+      expect(own[0]!.data.mode).toBe('test')
+      expect(own[0]!.id).not.toBe(foreign)
+      expect((await api.get(`/_sim/events/${own[0]!.id}`)).status).toBe(200)
+    }
   })
 
   it('needs a secret key', async () => {
