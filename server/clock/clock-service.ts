@@ -135,6 +135,9 @@ export class ClockService {
     const scan = (async () => {
       // After the current turn: kinds registered together share one scan.
       await Promise.resolve()
+      // The documents start-up left to locate, in the background too: read now, they would all be located at once.
+      await this.deps.store.located()
+      if (generation !== this.scanGeneration) return
       const collections = new Set([...this.derived.values()].map((job) => job.collection))
       for (const collection of collections) {
         const kinds = [...this.derived].filter(([, job]) => job.collection === collection)

@@ -3,8 +3,12 @@ import type { JournalWriter } from './journal-writer.js'
 import type { Schema, Store } from './types.js'
 
 /** The Store every service uses: reads from memory; changes go to the journal writer, or nowhere in memory mode. */
+/** Documents located per turn of the event loop in the background (located()): about 10 ms on a 2-core machine. */
+const LOCATE_SLICE_LINES = 10_000
+
 export class BulaStore<S extends Schema> implements Store<S> {
   private closing: Promise<void> | null = null
+  private locating: Promise<void> | null = null
 
   constructor(
     private readonly state: DocumentState,
@@ -51,6 +55,15 @@ export class BulaStore<S extends Schema> implements Store<S> {
 
   commit(): Promise<void> {
     return this.writer?.commit() ?? Promise.resolve()
+  }
+
+  located(): Promise<void> {
+    this.locating ??= (async () => {
+      // Each slice in a turn of its own, the first after the current one: requests are answered in between.
+      do await new Promise((resolve) => setImmediate(resolve))
+      while (!this.closing && !this.state.locateSome(LOCATE_SLICE_LINES))
+    })()
+    return this.locating
   }
 
   async compacted(): Promise<void> {

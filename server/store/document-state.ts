@@ -1,4 +1,5 @@
 import { RawDocs } from './raw-docs.js'
+import { DeferredSection, type DeferredSpan } from './document-lines.js'
 import { SnapshotRenderer, type FrozenCollection, type JournalCoverage, type LazyValue } from './snapshot-render.js'
 import type { Doc, IndexSpec, KeyFn, Schema } from './types.js'
 
@@ -23,12 +24,6 @@ export interface SnapshotData {
  */
 type Stored = Doc | LazyValue
 
-/** Where documents are in a file: their JSON's offset and length, by index. */
-export interface Spans {
-  offsets: number[]
-  lengths: number[]
-}
-
 /** A checked snapshot as start-up uses it: the documents already in maps, in file order. */
 export interface LoadedSnapshot {
   collections: Map<string, Map<string, Stored>>
@@ -39,8 +34,8 @@ export interface LoadedSnapshot {
    * group order agrees with its documents and need not be checked against them.
    */
   intact?: boolean
-  /** Where the documents left unparsed (a number in their map: an index here) are in the file. */
-  spans?: Spans
+  /** Lazy collections whose documents are still to be located, in the file (only in an intact one). */
+  deferred?: DeferredSpan[]
 }
 
 /** A document of a lazy collection now in a journal line: its text as put, and where the line put it. */
@@ -80,6 +75,12 @@ interface Collection {
   /** Replaced only by load(), which adopts the map parsed from the snapshot instead of copying it. */
   docs: Map<string, Stored>
   readonly lazy: boolean
+  /**
+   * Documents of the snapshot still to be located (a lazy collection, after
+   * start-up), and the saved group order to restore once they are: `docs`
+   * is incomplete until then, so every read or change locates the rest first.
+   */
+  deferred: { section: DeferredSection; groups: unknown } | null
   readonly unique: Map<string, UniqueIndex>
   readonly groups: Map<string, GroupIndex>
 }
@@ -110,7 +111,22 @@ export class DocumentState {
   }
 
   isLazy(name: string): boolean {
-    return this.declared(name).lazy
+    return this.named(name).lazy
+  }
+
+  /**
+   * Locates up to `lines` more documents that start-up left in the snapshot
+   * (LoadedSnapshot.deferred); true when none are left. The store calls it a
+   * slice at a time after start-up; anything that reads a collection first
+   * has the rest of that collection located at once.
+   */
+  locateSome(lines: number): boolean {
+    for (const collection of this.collections.values()) {
+      if (!collection.deferred) continue
+      if (this.locate(collection, lines)) this.restoreDeferredGroups(collection)
+      return false
+    }
+    return true
   }
 
   /** Collections whose documents start-up may leave unparsed until first read. */
@@ -219,14 +235,19 @@ export class DocumentState {
     deleteFrom(collection, id, this.before(collection, id))
   }
 
-  /** Fills an empty state from a snapshot (read through `fd`, which it keeps if documents are left in it); groups keep their saved order. */
+  /**
+   * Fills an empty state from a snapshot (read through `fd`, which it keeps
+   * if documents are left in it); groups keep their saved order, restored in
+   * a deferred collection once its documents are located.
+   */
   load(data: LoadedSnapshot, file: string, fd: number): void {
-    if (data.spans) {
-      this.snapshotOrigin = this.raw.openOrigin(file, fd)
-      for (let index = 0; index < data.spans.offsets.length; index++) this.raw.add(this.snapshotOrigin, data.spans.offsets[index]!, data.spans.lengths[index]!)
+    if (data.deferred) this.snapshotOrigin = this.raw.openOrigin(file, fd)
+    for (const span of data.deferred ?? []) {
+      this.named(span.collection).deferred = { section: new DeferredSection(span, fd, file), groups: data.groups }
     }
     for (const [name, docs] of data.collections) {
-      const collection = this.anyCollection(name)
+      const collection = this.orAdded(name)
+      if (collection.deferred) continue
       if (collection.docs.size === 0) collection.docs = docs
       else for (const [id, doc] of docs) collection.docs.set(id, doc)
       for (const index of collection.unique.values()) {
@@ -248,6 +269,7 @@ export class DocumentState {
   freeze(journal: JournalCoverage): SnapshotRenderer {
     const frozen: FrozenCollection[] = []
     for (const [name, collection] of this.collections) {
+      this.located(collection)
       frozen.push({
         name,
         ids: collection.lazy ? Array.from(collection.docs.keys()) : null,
@@ -324,13 +346,23 @@ export class DocumentState {
     return undefined
   }
 
+  /** The collection, every document located. */
   private declared(name: string): Collection {
+    return this.located(this.named(name))
+  }
+
+  private named(name: string): Collection {
     const collection = this.collections.get(name)
     if (!collection) throw new Error(`Unknown collection "${name}".`)
     return collection
   }
 
   private anyCollection(name: string): Collection {
+    return this.located(this.orAdded(name))
+  }
+
+  /** The collection, added if this code does not declare it; deferred documents left where they are. */
+  private orAdded(name: string): Collection {
     let collection = this.collections.get(name)
     if (!collection) {
       collection = emptyCollection(false)
@@ -338,10 +370,33 @@ export class DocumentState {
     }
     return collection
   }
+
+  /** Locates what is left of a deferred collection, all at once: it is read or changed now. */
+  private located(collection: Collection): Collection {
+    if (collection.deferred) {
+      this.locate(collection, Infinity)
+      this.restoreDeferredGroups(collection)
+    }
+    return collection
+  }
+
+  /** Up to `lines` more documents of a deferred collection into its map, each an entry of the snapshot; true when done. */
+  private locate(collection: Collection, lines: number): boolean {
+    const origin = this.snapshotOrigin!
+    return collection.deferred!.section.locate(lines, (id, offset, length) => collection.docs.set(id, this.raw.add(origin, offset, length)))
+  }
+
+  private restoreDeferredGroups(collection: Collection): void {
+    const { section, groups } = collection.deferred!
+    collection.deferred = null
+    for (const [indexName, index] of collection.groups) {
+      restoreGroupOrder(collection, index, savedGroups(groups, section.span.collection, indexName), true, (id, value) => this.parsed(id, value))
+    }
+  }
 }
 
 function emptyCollection(lazy: boolean): Collection {
-  return { docs: new Map(), lazy, unique: new Map(), groups: new Map() }
+  return { docs: new Map(), lazy, deferred: null, unique: new Map(), groups: new Map() }
 }
 
 /** The key a stored document has in a group index, or undefined when it is not stored. */

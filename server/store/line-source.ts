@@ -78,6 +78,33 @@ export class LineSource {
     }
   }
 
+  /**
+   * Passes over the lines after the current one up to the first that starts
+   * with `prefix`, which becomes the current line. The search is one native
+   * scan per chunk, not a step per line: the bytes passed over are still
+   * read, and seen by `onRead`. Answers where the lines passed over are in
+   * the file, [from, to); null when there are none, or the range ends first.
+   */
+  skipTo(prefix: string): [number, number] | null {
+    const needle = Buffer.from(`\n${prefix}`)
+    const from = this.offset + (this.at - this.start)
+    // From the newline that ended the current line: a line right after it may be the one.
+    let searchFrom = this.at - 1
+    for (;;) {
+      const found = this.view.indexOf(needle, searchFrom)
+      if (found >= 0) {
+        if (found === this.at - 1) return null
+        this.at = found + 1
+        const to = this.base + this.at
+        return this.next() ? [from, to] : null
+      }
+      // Keeps the bytes a needle split across two chunks could begin in.
+      this.at = Math.max(this.at, this.view.length - needle.length + 1)
+      if (!this.fill()) return null
+      searchFrom = 0
+    }
+  }
+
   /** The current line as text. */
   text(): string {
     return this.view.toString('utf8', this.start, this.end)

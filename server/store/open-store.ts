@@ -78,7 +78,7 @@ async function openFiles<S extends Schema>(
     if (content && content.size > 0) data = parseSnapshot(content, file, LAZY_SUPPORTED ? state.lazyNames() : undefined)
   } finally {
     // Kept open only while documents are left unparsed in it.
-    if (content && !data?.spans) closeSync(content.fd)
+    if (content && !data?.deferred) closeSync(content.fd)
   }
   if (data) state.load(data, file, content!.fd)
   const snapshotLength = content?.size ?? 0

@@ -4,10 +4,12 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { crc32 } from 'node:zlib'
-import type { LoadedSnapshot, SnapshotData, Spans } from './document-state.js'
+import type { DeferredSpan } from './document-lines.js'
+import type { LoadedSnapshot, SnapshotData } from './document-state.js'
 import { errorCode } from './error-info.js'
+import { COMMA, documentLine, isDocumentStart } from './document-lines.js'
 import { LineSource } from './line-source.js'
-import { CHECK_LINE_START, DOCUMENT_INDENT, SNAPSHOT_HEAD, SnapshotRenderer, type JournalCoverage } from './snapshot-render.js'
+import { CHECK_LINE_START, SNAPSHOT_HEAD, SnapshotRenderer, type JournalCoverage } from './snapshot-render.js'
 import { StoreOpenError, type Doc } from './types.js'
 
 /**
@@ -103,9 +105,10 @@ export async function syncDirectory(directory: string): Promise<void> {
  * by document (no tree for the whole file, and no object with one key per
  * document); any other valid JSON (a file edited or reformatted by hand)
  * takes the general path, with the same result. In an intact file (its
- * `check` matches), documents of the collections named in `lazy` are left
- * unparsed in the file: their map holds an index into `spans`, where each
- * one's JSON is in the file.
+ * `check` matches), the lines of the collections named in `lazy` are passed
+ * over: `deferred` says where they are, for DeferredSection to locate each
+ * document in them after start-up (its id, and where its JSON is), and the
+ * document to be parsed when read.
  */
 export function parseSnapshot(input: Buffer | string | SnapshotContent, file: string, lazy?: ReadonlySet<string>): LoadedSnapshot {
   const content: Source =
@@ -178,11 +181,6 @@ function collectionLine(line: string): { name: unknown; empty: boolean; comma: b
   return null
 }
 
-const QUOTE = 34
-const COMMA = 44
-const COLON = 58
-const SPACE = 32
-const BACKSLASH = 92
 const HEAD_LINES = SNAPSHOT_HEAD.split('\n').slice(0, -1)
 
 /**
@@ -197,9 +195,10 @@ const HEAD_LINES = SNAPSHOT_HEAD.split('\n').slice(0, -1)
  *
  * The CRC-32 of the file is computed as it is read and compared with its
  * `check` (read first, from the end of the file). When the check is there,
- * documents of lazy collections are only located (id, and where the JSON
- * is), to be parsed when read; if the CRC then does not match, they are
- * parsed and checked here after all, like every other document.
+ * the document lines of lazy collections are passed over unread (their
+ * collection's closing line is found natively; no document line can start
+ * like it); if the CRC then does not match, the file takes the general path,
+ * where every document is parsed and checked.
  */
 function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | undefined): LoadedSnapshot | null {
   const check = expectedCheck(content)
@@ -209,9 +208,8 @@ function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | 
   }
   const source = new LineSource(content.fd, 0, content.size, checksum, content.bytes ?? undefined)
   for (const expected of HEAD_LINES) if (!source.next() || source.text() !== expected) return null
-  const collections = new Map<string, Map<string, Doc | number>>()
-  const spans: Spans | null = check && lazy ? { offsets: [], lengths: [] } : null
-  const unparsed: Map<string, Doc | number>[] = []
+  const collections = new Map<string, Map<string, Doc>>()
+  const deferred: DeferredSpan[] = []
   let more = true
   let first = true
   for (;;) {
@@ -221,7 +219,7 @@ function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | 
       // `{` then `}` with nothing in between: the last collection must not have had a comma, nor may a comma come first.
       if (more && !first) return null
       const rest = source.rest().toString('utf8')
-      if (line === '  }') return rest.trim() === '}' && unparsed.length === 0 ? { collections } : null
+      if (line === '  }') return rest.trim() === '}' && deferred.length === 0 ? { collections } : null
       let tail: unknown
       try {
         tail = JSON.parse(`{${rest}`)
@@ -232,19 +230,9 @@ function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | 
       if (Object.hasOwn(tail, 'format') || Object.hasOwn(tail, 'version') || Object.hasOwn(tail, 'collections')) return null
       const intact = check !== null && crc === check.crc32
       const loaded: LoadedSnapshot = { collections, groups: tail.groups, journal: tail.journal, intact }
-      if (unparsed.length === 0) return loaded
-      if (intact) return { ...loaded, spans: spans! }
-      // Not as written after all: the located documents are parsed and checked now, like every other.
-      for (const docs of unparsed) {
-        for (const [id, index] of docs) {
-          const at = spans!.offsets[index as number]!
-          const bytes = content.bytes ? content.bytes.subarray(at, at + spans!.lengths[index as number]!) : readRange(content.fd!, at, at + spans!.lengths[index as number]!)
-          const doc = parseJson(bytes.toString('utf8'))
-          if (!isDoc(doc, id)) return null
-          docs.set(id, doc)
-        }
-      }
-      return loaded
+      if (deferred.length === 0) return loaded
+      // Lines passed over are taken as written only from a file as written.
+      return intact ? { ...loaded, deferred } : null
     }
     if (!more) return null
     first = false
@@ -257,31 +245,38 @@ function parseByLine(content: Source, file: string, lazy: ReadonlySet<string> | 
       collections.set(name, new Map())
       continue
     }
-    const locate = spans !== null && lazy!.has(name)
-    const docs = readDocuments(source, locate ? spans : null)
-    if (!docs) return null
-    if (locate) unparsed.push(docs)
-    collections.set(name, docs)
+    if (check && lazy?.has(name)) {
+      const lines = source.skipTo(COLLECTION_END)
+      if (!lines || !isCollectionEnd(source.text())) return null
+      deferred.push({ collection: name, from: lines[0], to: lines[1] })
+      collections.set(name, new Map())
+    } else {
+      const docs = readDocuments(source)
+      if (!docs) return null
+      collections.set(name, docs)
+    }
     more = source.text() === '    },'
   }
 }
 
+/** How the closing line of a collection's documents starts: no document line does. */
+const COLLECTION_END = '    }'
+const isCollectionEnd = (line: string): boolean => line === '    }' || line === '    },'
+
 /**
  * Document lines from the next line on, until a line that is not one (left
  * current: the collection's closing line, checked to be one). Null if any
- * line is not exactly a document line. With `spans`, documents are located
- * there instead of parsed (a lazy collection).
+ * line is not exactly a document line.
  */
-function readDocuments(source: LineSource, spans: Spans | null): Map<string, Doc | number> | null {
-  const docs = new Map<string, Doc | number>()
+function readDocuments(source: LineSource): Map<string, Doc> | null {
+  const docs = new Map<string, Doc>()
   let docMore = true
   let docFirst = true
   for (;;) {
     if (!source.next()) return null
     const { bytes, start, end } = source
     if (!isDocumentStart(bytes, start, end)) {
-      const closing = source.text()
-      if ((closing !== '    }' && closing !== '    },') || docFirst || docMore) return null
+      if (!isCollectionEnd(source.text()) || docFirst || docMore) return null
       return docs
     }
     if (!docMore) return null
@@ -290,39 +285,10 @@ function readDocuments(source: LineSource, spans: Spans | null): Map<string, Doc
     const member = documentLine(bytes, start, docMore ? end - 1 : end)
     if (!member) return null
     const [id, jsonStart, jsonEnd] = member
-    if (spans) {
-      spans.offsets.push(source.offset + jsonStart - start)
-      docs.set(id, spans.lengths.push(jsonEnd - jsonStart) - 1)
-      continue
-    }
     const doc = parseJson(bytes.toString('utf8', jsonStart, jsonEnd))
     if (!isDoc(doc, id)) return null
     docs.set(doc.id, doc)
   }
-}
-
-/** `      "` at `at`: a document line. */
-function isDocumentStart(buf: Buffer, at: number, end: number): boolean {
-  if (at + DOCUMENT_START_BYTES > end) return false
-  for (let n = 0; n < DOCUMENT_START_BYTES - 1; n++) if (buf[at + n] !== SPACE) return false
-  return buf[at + DOCUMENT_START_BYTES - 1] === QUOTE
-}
-
-const DOCUMENT_START_BYTES = DOCUMENT_INDENT.length + 1
-
-/** `      "id": {...}` between `start` and `end` (the comma excluded): the id (no escapes; others take the general path) and where its JSON is. */
-function documentLine(buf: Buffer, start: number, end: number): [string, number, number] | null {
-  const idStart = start + DOCUMENT_START_BYTES
-  // Ids are short: a loop finds the closing quote sooner than a call to indexOf.
-  let quote = idStart
-  for (; quote < end; quote++) {
-    const byte = buf[quote]!
-    if (byte === QUOTE) break
-    // A backslash or a control character would need JSON's unescaping: rare, left to JSON.parse of the whole file.
-    if (byte < SPACE || byte === BACKSLASH) return null
-  }
-  if (quote + 3 > end || buf[quote + 1] !== COLON || buf[quote + 2] !== SPACE) return null
-  return [buf.toString('utf8', idStart, quote), quote + 3, end]
 }
 
 /** Bytes read from the end of the file to find its check line. */

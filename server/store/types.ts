@@ -50,6 +50,16 @@ export interface Store<S extends Schema> {
    * for tests and the benchmark, which look at the files.
    */
   compacted(): Promise<void>
+  /**
+   * Resolves once every document of the data file is located. Start-up
+   * passes over the lazy collections' lines (docs/storage.md, "Lazy
+   * collections"); this locates them in the background, a slice per turn of
+   * the event loop, starting at the first call. Reading or changing such a
+   * collection before then locates the rest of it at once, so no caller has
+   * to wait for this; the clock's start-up scan does, to read the sessions a
+   * slice at a time.
+   */
+  located(): Promise<void>
   /** Final snapshot, journal truncated, lock released. Idempotent. */
   close(): Promise<void>
   /** The data file, or null in memory mode. */

@@ -62,6 +62,42 @@ describe('lazy collections', () => {
     await store.close().catch(() => undefined)
   })
 
+  it('passes over their lines at start-up, and locates them when the collection is first read', async () => {
+    const file = await fileWithReceipts(10)
+    const { store } = await openLazy(file)
+    // A line made into one that is not a document line, under the open store (its length kept): start-up never looked.
+    const text = await readFile(file, 'utf8')
+    const handle = await open(file, 'r+')
+    await handle.write(text.replace('      "r5": ', '      +r5": '), 0)
+    await handle.close()
+    expect(store.get('notes', 'n1')?.text).toBe('eager')
+    expect(() => store.get('receipts', 'r1')).toThrow(/changed while bula had it open: a line of "receipts" is no longer as it was written/)
+    await expect(store.located()).rejects.toThrow(/a line of "receipts"/)
+    await store.close().catch(() => undefined)
+  })
+
+  it('locates them in the background a slice at a time; a change in between locates the rest first', async () => {
+    // More documents than one slice (10,000), so that the change comes between two.
+    const count = 25_000
+    const file = await fileWithReceipts(count)
+    const { store } = await openLazy(file)
+    const located = store.located()
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve))
+    store.delete('receipts', 'r1')
+    store.put('receipts', receipt(count, 'o1'))
+    await located
+    expect(store.size('receipts')).toBe(count)
+    expect(store.get('receipts', 'r24999')).toEqual(receipt(24_999))
+    const owned = store.group('receipts', 'byOwner', 'o1')
+    expect(owned[0]).toBe('r4')
+    expect(owned.at(-1)).toBe(`r${count}`)
+    expect(owned).toHaveLength(Math.ceil((count - 1) / 3))
+    const ids = [...store.values('receipts')].map((doc) => doc.id)
+    expect(ids.slice(0, 2)).toEqual(['r0', 'r2'])
+    expect(ids.at(-1)).toBe(`r${count}`)
+    await store.close()
+  })
+
   it('refuses a damaged document at start-up, as every other document: the file no longer matches its check', async () => {
     const file = await fileWithReceipts(10)
     const text = await readFile(file, 'utf8')
