@@ -183,8 +183,9 @@ async function createMore(baseUrl, secrets, count) {
 }
 
 /**
- * Waits for the clock's start-up read of every stored session (what is due
- * when), which runs in the background after the ready line: a clock advance
+ * Waits for the start-up work that runs in the background after the ready
+ * line: locating the documents of the lazy collections (Store.located), then
+ * the clock's read of every stored session (what is due when). A clock advance
  * of 0 ms waits for it (docs/simulator.md). Answers how long it still took.
  */
 async function startUpScan(baseUrl, secret) {
@@ -498,7 +499,7 @@ function renderTable(report) {
     `Growth, ${report.points.map((p) => n(p.stored)).join(' → ')} sessions stored (all made through the API, ${report.secretKeys} secret keys):`,
     `- data file: ${growth('dataFileMb', 1)} MB`,
     `- \`bula serve\` time-to-ready (median of ${READY_RUNS}): ${growth('readyMs')} ms (runs: ${report.points.map((p) => p.readyRuns.join('/')).join(' → ')})`,
-    `- the clock's start-up read of the sessions, still running after the ready line: ${growth('startUpScanMs')} ms more`,
+    `- start-up work still running after the ready line (locating the lazy collections, the clock's read of the sessions): ${growth('startUpScanMs')} ms more`,
     `- RSS after start: ${growth('rssAfterStartMb', 1)} MB; after the runs: ${growth('rssAfterRunsMb', 1)} MB (after a full GC: ${growth('rssAfterGcMb', 1)} MB; JS heap ${growth('heapAfterGcMb', 1)} MB)`,
     `- create req/s, 10 connections: ${createsAt(10)}; 50 connections: ${createsAt(50)}`,
     `- stall probe at ${n(AT)}: ${stall.compacted ? `a compaction after ${stall.compactedAfterSeconds} s of creates (${n(stall.creates)} creates, journal ${stall.journalMb} MB)` : `no compaction in ${stall.burstSeconds} s`}; longest /_sim/health wait ${stall.probeMaxMs} ms (p99 ${stall.probeP99Ms} ms, ${n(stall.probes)} probes); longest event-loop delay ${stall.loopMaxMs} ms; the simulator's own work ran at most ${stall.workMaxMs ?? '?'} ms at a stretch (main-thread CPU between two 10 ms ticks: a longer delay is the process waiting for a CPU on a loaded machine)`,
