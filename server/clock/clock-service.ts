@@ -152,7 +152,10 @@ export class ClockService {
         }
       }
       if (generation === this.scanGeneration) this.arm()
-    })().catch((error: unknown) => this.deps.onError(error, 'reading what is due'))
+    })().catch((error: unknown) => {
+      // A superseded scan that met the same failure says nothing: the current one reports it.
+      if (generation === this.scanGeneration) this.deps.onError(error, 'reading what is due')
+    })
     this.scanning = scan
     void scan.finally(() => {
       if (this.scanning === scan) this.scanning = null
