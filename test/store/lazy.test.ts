@@ -77,7 +77,7 @@ describe('lazy collections', () => {
   })
 
   it('locates them in the background a slice at a time; a change in between locates the rest first', async () => {
-    // More documents than one slice (10,000), so that the change comes between two.
+    // More documents than one slice (5,000), so that the change comes between two.
     const count = 25_000
     const file = await fileWithReceipts(count)
     const { store } = await openLazy(file)
