@@ -2,7 +2,6 @@ import type { DocumentState } from './document-state.js'
 import type { JournalWriter } from './journal-writer.js'
 import type { Schema, Store } from './types.js'
 
-/** The Store every service uses: reads from memory; changes go to the journal writer, or nowhere in memory mode. */
 /**
  * Documents located per turn of the event loop in the background
  * (located()): about 12 ms here, at 2.1–2.5 µs a line, so a request that
@@ -10,6 +9,7 @@ import type { Schema, Store } from './types.js'
  */
 const LOCATE_SLICE_LINES = 5_000
 
+/** The Store every service uses: reads from memory; changes go to the journal writer, or nowhere in memory mode. */
 export class BulaStore<S extends Schema> implements Store<S> {
   private closing: Promise<void> | null = null
   private locating: Promise<void> | null = null

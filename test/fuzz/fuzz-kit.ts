@@ -63,7 +63,7 @@ type IdKind = (typeof ID_KINDS)[number]
  */
 const token = (name: string): string => `«${name}»`
 
-/** One fresh merchant per run, so a fuzzed revoke, rotation or clock jump never spoils the runs after it. */
+/** A new merchant, so a fuzzed revoke, rotation or clock jump never spoils the runs after it (fuzzRoute reuses one only where its run left it untouched). */
 export async function makeFixture(baseUrl: string, tier: Tier): Promise<Fixture> {
   const { keys } = await signupMerchant(baseUrl, tier)
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
