@@ -87,7 +87,7 @@ export class LineSource {
    */
   skipTo(prefix: string): [number, number] | null {
     const needle = Buffer.from(`\n${prefix}`)
-    const from = this.offset + (this.at - this.start)
+    const from = this.base + this.at
     // From the newline that ended the current line: a line right after it may be the one.
     let searchFrom = this.at - 1
     for (;;) {
