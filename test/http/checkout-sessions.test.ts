@@ -1,5 +1,7 @@
+import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DAY, HOUR, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
+import { tempFolder } from '../helpers/temp.js'
 
 let base: string
 
@@ -422,6 +424,34 @@ describe('expiry', () => {
       expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('pending')
       await new Promise((resolve) => setTimeout(resolve, 1500))
       expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('cancelled')
+    })
+  })
+})
+
+describe('after a restart on the data file', () => {
+  // Start-up passes over the stored sessions and idempotency records and locates them after it is up (docs/storage.md, "Lazy collections").
+  it('finds every stored session, replays an idempotent create, and expires what falls due', async () => {
+    const dataFile = path.join(await tempFolder('bula-restart-'), 'data.json')
+    const { keys, sessions } = await withTestServer({ dataFile }, async (first) => {
+      const { keys } = await signupMerchant(first.baseUrl)
+      const api = client(first.baseUrl, keys.secret)
+      const sessions = []
+      for (let n = 0; n < 30; n++) {
+        sessions.push((await api.post('/v1/checkout-sessions', { amount: 100 + n, currency: 'FJD' }, { headers: { 'idempotency-key': `restart-${n}` } })).body)
+      }
+      return { keys, sessions }
+    })
+    await withTestServer({ dataFile }, async (second) => {
+      const api = client(second.baseUrl, keys.secret)
+      // The first request after the start: a retry of a create, answered from its record.
+      const retried = await api.post('/v1/checkout-sessions', { amount: 105, currency: 'FJD' }, { headers: { 'idempotency-key': 'restart-5' } })
+      expect(retried.status).toBe(201)
+      expect(retried.body).toEqual(sessions[5])
+      const listed = (await api.get('/v1/checkout-sessions?limit=100')).body.data.map((session: { id: string }) => session.id)
+      expect(listed).toEqual(sessions.map((session) => session.id).reverse())
+      const advanced = await api.post('/_sim/clock/advance', { ms: DAY + HOUR })
+      expect(advanced.status).toBe(200)
+      for (const session of [sessions[0], sessions[29]]) expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('cancelled')
     })
   })
 })
