@@ -4,7 +4,7 @@ import { DOCUMENT_INDENT } from './snapshot-render.js'
 // One document per line, as DocumentState.freeze renders a collection: `      "id": {...},`.
 
 const QUOTE = 34
-export const COMMA = 44
+const COMMA = 44
 const COLON = 58
 const SPACE = 32
 const BACKSLASH = 92
@@ -49,10 +49,10 @@ export class DeferredSection {
       }
       const { bytes, start, end } = source
       if (!this.more || !isDocumentStart(bytes, start, end)) throw this.changed()
-      this.more = bytes[end - 1] === COMMA
-      const member = documentLine(bytes, start, this.more ? end - 1 : end)
+      const member = documentLine(bytes, start, end)
       if (!member) throw this.changed()
-      const [id, jsonStart, jsonEnd] = member
+      const [id, jsonStart, jsonEnd, comma] = member
+      this.more = comma
       found(id, source.offset + jsonStart - start, jsonEnd - jsonStart)
     }
     return false
@@ -73,8 +73,14 @@ export function isDocumentStart(buf: Buffer, at: number, end: number): boolean {
 
 const DOCUMENT_START_BYTES = DOCUMENT_INDENT.length + 1
 
-/** `      "id": {...}` between `start` and `end` (the comma excluded): the id (no escapes; others take the general path) and where its JSON is. */
-export function documentLine(buf: Buffer, start: number, end: number): [string, number, number] | null {
+/**
+ * `      "id": {...}` or `      "id": {...},` between `start` and `end`: the
+ * id (no escapes; others take the general path), where its JSON is (the
+ * comma excluded), and whether the comma is there.
+ */
+export function documentLine(buf: Buffer, start: number, lineEnd: number): [string, number, number, boolean] | null {
+  const comma = buf[lineEnd - 1] === COMMA
+  const end = comma ? lineEnd - 1 : lineEnd
   const idStart = start + DOCUMENT_START_BYTES
   // Ids are short: a loop finds the closing quote sooner than a call to indexOf.
   let quote = idStart
@@ -85,5 +91,5 @@ export function documentLine(buf: Buffer, start: number, end: number): [string, 
     if (byte < SPACE || byte === BACKSLASH) return null
   }
   if (quote + 3 > end || buf[quote + 1] !== COLON || buf[quote + 2] !== SPACE) return null
-  return [buf.toString('utf8', idStart, quote), quote + 3, end]
+  return [buf.toString('utf8', idStart, quote), quote + 3, end, comma]
 }

@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib'
 import type { DeferredSpan } from './document-lines.js'
 import type { LoadedSnapshot, SnapshotData } from './document-state.js'
 import { errorCode } from './error-info.js'
-import { COMMA, documentLine, isDocumentStart } from './document-lines.js'
+import { documentLine, isDocumentStart } from './document-lines.js'
 import { LineSource } from './line-source.js'
 import { CHECK_LINE_START, SNAPSHOT_HEAD, SnapshotRenderer, type JournalCoverage } from './snapshot-render.js'
 import { StoreOpenError, type Doc } from './types.js'
@@ -281,10 +281,10 @@ function readDocuments(source: LineSource): Map<string, Doc> | null {
     }
     if (!docMore) return null
     docFirst = false
-    docMore = bytes[end - 1] === COMMA
-    const member = documentLine(bytes, start, docMore ? end - 1 : end)
+    const member = documentLine(bytes, start, end)
     if (!member) return null
-    const [id, jsonStart, jsonEnd] = member
+    const [id, jsonStart, jsonEnd, comma] = member
+    docMore = comma
     const doc = parseJson(bytes.toString('utf8', jsonStart, jsonEnd))
     if (!isDoc(doc, id)) return null
     docs.set(doc.id, doc)
