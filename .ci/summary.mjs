@@ -1,9 +1,14 @@
 // Prints "N passed, N failed[, N skipped]" summed over vitest JSON reports.
+// Each failure is named first, with the start of its message: CI keeps only
+// the end of a long log, where vitest's own account of it may be cut off.
 import { readFileSync } from 'node:fs'
+import path from 'node:path'
 
 let passed = 0
 let failed = 0
 let skipped = 0
+const failures = []
+const firstLines = (text, count = 6) => String(text ?? '').split('\n').slice(0, count).map((line) => `      ${line}`).join('\n')
 for (const file of process.argv.slice(2)) {
   let report
   try {
@@ -15,8 +20,17 @@ for (const file of process.argv.slice(2)) {
   }
   passed += report.numPassedTests ?? 0
   // A file that fails to load has no tests of its own but must count as a failure.
-  const failedSuites = (report.testResults ?? []).filter((r) => r.status === 'failed' && r.assertionResults.length === 0).length
-  failed += (report.numFailedTests ?? 0) + failedSuites
+  const results = report.testResults ?? []
+  const failedSuites = results.filter((r) => r.status === 'failed' && r.assertionResults.length === 0)
+  failed += (report.numFailedTests ?? 0) + failedSuites.length
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
+  for (const result of results) {
+    const where = `${path.basename(file)}: ${path.relative(process.cwd(), result.name)}`
+    if (result.status === 'failed' && result.assertionResults.length === 0) failures.push(`  ${where} did not load\n${firstLines(result.message)}`)
+    for (const test of result.assertionResults.filter((t) => t.status === 'failed')) {
+      failures.push(`  ${where} > ${test.fullName}\n${firstLines(test.failureMessages?.[0])}`)
+    }
+  }
 }
+if (failures.length > 0) console.log(`Failed:\n${failures.join('\n')}`)
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
