@@ -28,7 +28,15 @@ interface Checker {
   validators: Map<string, ValidateFunction>
 }
 
+/** By base URL: each simulator's document is fetched once. */
 const checkers = new Map<string, Promise<Checker>>()
+/**
+ * By the document, its `servers` (the base URL) left out: every simulator of
+ * one build describes the same API, and compiling its schemas is most of
+ * the checking's cost (ajv writes and compiles a function per schema), so
+ * they compile once per test worker rather than once per simulator started.
+ */
+const checkersByDocument = new Map<string, Checker>()
 const violations: string[] = []
 
 /** What did not conform so far, and forget it. */
@@ -57,6 +65,9 @@ async function checkerFor(baseUrl: string): Promise<Checker> {
   if (!checker) {
     checker = (async () => {
       const document: Json = await (await fetch(`${baseUrl}/openapi.json`)).json()
+      const key = JSON.stringify({ ...document, servers: undefined })
+      const known = checkersByDocument.get(key)
+      if (known) return known
       const ajv = new Ajv2020({ strict: false, allErrors: false })
       addFormats.default(ajv)
       ajv.addSchema({ $id: 'bula:openapi', components: closeObjects(document.components) })
@@ -69,7 +80,9 @@ async function checkerFor(baseUrl: string): Promise<Checker> {
           operation,
         })),
       )
-      return { operations, document, ajv, validators: new Map() }
+      const made = { operations, document, ajv, validators: new Map() }
+      checkersByDocument.set(key, made)
+      return made
     })()
     checkers.set(baseUrl, checker)
   }
