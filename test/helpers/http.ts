@@ -57,6 +57,14 @@ export async function withTestServer<T>(options: StartOptions, use: (server: Run
 }
 
 /**
+ * Connections are kept between calls, but an idle one is closed after 2 s:
+ * well before a simulator closes it (Node's 5 s keep-alive timeout), so a
+ * call never goes out on a connection the server is closing (undici keeps
+ * the same margin).
+ */
+const agent = new http.Agent({ keepAlive: true, timeout: 2_000 })
+
+/**
  * One request and its whole answer over node:http. fetch() cost a test
  * worker several times the CPU per request (undici's objects, web streams,
  * abort signals), and the HTTP and fuzz suites send tens of thousands
@@ -67,7 +75,7 @@ function send(url: string, method: string, headers: Record<string, string>, body
   return new Promise((resolve, reject) => {
     // Content-Length as fetch sends it: node:http would send a DELETE's body without one, which then is no body.
     const length: Record<string, string> = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }
-    const request = http.request(url, { method, headers: { accept: '*/*', ...length, ...headers } }, (response) => {
+    const request = http.request(url, { method, agent, headers: { accept: '*/*', ...length, ...headers } }, (response) => {
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
       response.on('error', reject)
