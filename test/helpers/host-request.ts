@@ -1,46 +1,35 @@
-import { request } from 'node:http'
 import { connect } from 'node:net'
+import { exchange } from './exchange.js'
 
 export interface RawResponse {
   status: number
-  headers: Record<string, string | string[] | undefined>
+  headers: Record<string, string>
   text: string
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever JSON the server answered
   json: any
 }
 
 /**
- * One request to `baseUrl` with this `Host` header. fetch (undici) will not
- * send a Host of our choosing, and a DNS-rebinding page's requests differ
- * from ours only there.
+ * One request to `baseUrl` with this `Host` header, which call() leaves out
+ * of the answers check: a DNS-rebinding page's requests differ from ours
+ * only there.
  */
-export function requestWithHost(
+export async function requestWithHost(
   baseUrl: string,
   host: string,
   options: { method?: string; path: string; key?: string; body?: string; headers?: Record<string, string> },
 ): Promise<RawResponse> {
-  const url = new URL(options.path, baseUrl)
   const headers: Record<string, string> = { host, ...options.headers }
   if (options.key) headers.authorization = `Bearer ${options.key}`
   if (options.body !== undefined) headers['content-type'] ??= 'application/json'
-  return new Promise((resolve, reject) => {
-    const req = request({ hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? 'GET', headers }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => {
-        let json: unknown
-        try {
-          json = JSON.parse(text)
-        } catch {
-          json = undefined
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json })
-      })
-    })
-    req.on('error', reject)
-    req.end(options.body)
-  })
+  const answer = await exchange(new URL(options.path, baseUrl).href, options.method ?? 'GET', headers, options.body)
+  let json: unknown
+  try {
+    json = JSON.parse(answer.text)
+  } catch {
+    json = undefined
+  }
+  return { status: answer.status, headers: Object.fromEntries(answer.headers), text: answer.text, json }
 }
 
 /** An HTTP/1.0 request with no Host header at all, as raw bytes; resolves with the status line. */
