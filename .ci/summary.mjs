@@ -19,14 +19,15 @@ for (const file of process.argv.slice(2)) {
     continue
   }
   passed += report.numPassedTests ?? 0
-  // A file that fails to load has no tests of its own but must count as a failure.
-  const results = report.testResults ?? []
-  const failedSuites = results.filter((r) => r.status === 'failed' && r.assertionResults.length === 0)
-  failed += (report.numFailedTests ?? 0) + failedSuites.length
+  failed += report.numFailedTests ?? 0
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
-  for (const result of results) {
+  for (const result of report.testResults ?? []) {
     const where = `${path.basename(file)}: ${path.relative(process.cwd(), result.name)}`
-    if (result.status === 'failed' && result.assertionResults.length === 0) failures.push(`  ${where} did not load\n${firstLines(result.message)}`)
+    // A file that fails to load has no tests of its own but must count as a failure.
+    if (result.status === 'failed' && result.assertionResults.length === 0) {
+      failed++
+      failures.push(`  ${where} did not load\n${firstLines(result.message)}`)
+    }
     for (const test of result.assertionResults.filter((t) => t.status === 'failed')) {
       failures.push(`  ${where} > ${test.fullName}\n${firstLines(test.failureMessages?.[0])}`)
     }
