@@ -13,7 +13,10 @@ describe('Redocly lint of /openapi.json (recommended rules)', () => {
     const document = (await call(server().baseUrl, 'GET', '/openapi.json')).body
     const file = path.join(await tempFolder('bula-openapi-'), 'openapi.json')
     await writeFile(file, JSON.stringify(document))
-    const result = await execa('npx', ['--no-install', 'redocly', 'lint', file, '--format=json'], {
+    // From node_modules/.bin directly (preferLocal): `npx` would start npm first, about 0.45 s of CPU.
+    const result = await execa('redocly', ['lint', file, '--format=json'], {
+      preferLocal: true,
+      localDir: path.resolve(import.meta.dirname, '../..'),
       reject: false,
       env: { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
     })

@@ -8,7 +8,8 @@ import { tempFolder } from '../helpers/temp.js'
 // The GitHub Actions recipe for macOS and Windows cannot run here, so it is validated here (docs/platforms.md).
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const WORKFLOW = path.join(ROOT, '.github', 'workflows', 'ci.yml')
-const validate = (file: string) => execa('npx', ['--no-install', 'action-validator', file], { cwd: ROOT, reject: false })
+// Run from node_modules/.bin directly (preferLocal): `npx` would start npm first, about 0.45 s of CPU a call.
+const validate = (file: string) => execa('action-validator', [file], { cwd: ROOT, preferLocal: true, reject: false })
 
 describe('.github/workflows/ci.yml', () => {
   it('is a valid workflow, with the matrix of three systems and three Node lines', async () => {
