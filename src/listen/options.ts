@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../schemas/index.js'
+import { EVENT_TYPES } from '../schemas/enums.js'
 
 const HAS_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//
 

@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk'
 import { formatTime } from '../cli/output.js'
-import { EVENT_TYPES } from '../schemas/index.js'
+import { EVENT_TYPES } from '../schemas/enums.js'
 import type { ForwardResult } from './forward.js'
 import type { ListenReady, ListenReporter } from './listen.js'
 
