@@ -73,15 +73,23 @@ describe('the lint keeps zod out of a CLI command\'s start', () => {
   })
 })
 
-/** Whether loading `file` loads zod: its value imports (not `import type`), followed through the project's files. */
+/**
+ * What `file` imports: each project file as its absolute .ts path, each
+ * package by its name. `loaded` leaves out `import type` and `export type`,
+ * which load nothing.
+ */
+function importsOf(file: string, { loaded = false } = {}): string[] {
+  const line = loaded ? /^(?:import|export)(?!\s+type\b)[^'"]*?from\s+'([^']+)'/gm : /^(?:import|export)[^'"]*?from\s+'([^']+)'/gm
+  return [...readFileSync(file, 'utf8').matchAll(line)]
+    .map(([, specifier]) => (specifier!.startsWith('.') ? path.resolve(path.dirname(file), specifier!).replace(/\.js$/, '.ts') : specifier!))
+    .filter((target) => !path.isAbsolute(target) || existsSync(target))
+}
+
+/** Whether loading `file` loads zod, through the project's files it loads. */
 function loadsZod(file: string, seen: Set<string>): boolean {
   if (seen.has(file)) return false
   seen.add(file)
-  return [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)(?!\s+type\b)[^'"]*?from\s+'([^']+)'/gm)].some(([, specifier]) => {
-    if (specifier === 'zod' || specifier!.startsWith('zod/')) return true
-    const target = path.resolve(path.dirname(file), specifier!).replace(/\.js$/, '.ts')
-    return specifier!.startsWith('.') && existsSync(target) && loadsZod(target, seen)
-  })
+  return importsOf(file, { loaded: true }).some((target) => target === 'zod' || target.startsWith('zod/') || (path.isAbsolute(target) && loadsZod(target, seen)))
 }
 
 /** Each .ts file of server/, src/ and commands/ with the project files it imports (type imports too). */
@@ -91,12 +99,7 @@ function importGraph(): Map<string, string[]> {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const file = path.join(dir, entry.name)
       if (entry.isDirectory()) visit(file)
-      else if (file.endsWith('.ts')) {
-        const imports = [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^'"]*?from\s+'(\.[^']+)'/gm)]
-          .map(([, specifier]) => path.resolve(path.dirname(file), specifier!).replace(/\.js$/, '.ts'))
-          .filter((target) => existsSync(target))
-        graph.set(path.relative(ROOT, file), imports.map((target) => path.relative(ROOT, target)))
-      }
+      else if (file.endsWith('.ts')) graph.set(path.relative(ROOT, file), importsOf(file).filter((target) => path.isAbsolute(target)).map((target) => path.relative(ROOT, target)))
     }
   }
   for (const dir of ['server', 'src', 'commands']) visit(path.join(ROOT, dir))
