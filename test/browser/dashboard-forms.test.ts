@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../server/start.js'
 import { launchChromium, saveScreenshot, skipBrowserTests } from '../helpers/browser.js'
-import { client, signupMerchant, startTestServer } from '../helpers/http.js'
+import { client, endpointsActive, signupMerchant, startTestServer } from '../helpers/http.js'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
 
 /**
@@ -185,7 +185,7 @@ describe.skipIf(skipBrowserTests)('the dashboard forms a newcomer meets', () => 
   it('resends an event to every endpoint at once', async () => {
     expect((await api.post('/v1/webhook-endpoints', { url: receiver.url })).status).toBe(200)
     await receiver.waitFor(1)
-    await expect.poll(async () => (await api.get('/v1/webhook-endpoints')).body.data[0]?.status).toBe('active')
+    await endpointsActive(api)
     const session = await api.post('/v1/checkout-sessions', { amount: 700, currency: 'FJD' }, { headers: { 'idempotency-key': 'forms-event' } })
     await api.post(`/_sim/checkout-sessions/${session.body.id}/pay`, { outcome: 'succeeded' })
     const delivered = await receiver.waitFor(4)

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium, saveScreenshot, skipBrowserTests } from '../helpers/browser.js'
 import { removeCliConfigDir, runCli, signupMerchant, type TestMerchant } from '../helpers/cli.js'
-import { DAY, HOUR, client } from '../helpers/http.js'
+import { DAY, HOUR, client, endpointsActive } from '../helpers/http.js'
 import { startReceiver, type Receiver } from '../helpers/receiver.js'
 import { startServe, type ServeProcess } from '../helpers/serve-process.js'
 
@@ -167,6 +167,7 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     await button('Add endpoint').click()
     await expect(page.getByTestId('secret').textContent()).resolves.toMatch(/^whsec_/)
     await receiver.waitFor(1)
+    await endpointsActive(api)
     await shoot('webhooks')
 
     const session = await api.post('/v1/checkout-sessions', { amount: 700, currency: 'FJD' }, { headers: { 'idempotency-key': 'browser-event' } })

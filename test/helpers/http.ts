@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest'
 import { checkConformance } from './conformance.js'
 import { exchange } from './exchange.js'
 import { startServer, type RunningServer, type StartOptions } from '../../server/start.js'
@@ -92,6 +92,19 @@ export function client(baseUrl: string, key?: string) {
     put: (path: string, body?: unknown, options: Parameters<typeof call>[3] = {}) => call(baseUrl, 'PUT', path, { key, body, ...options }),
     delete: (path: string, options: Parameters<typeof call>[3] = {}) => call(baseUrl, 'DELETE', path, { key, ...options }),
   }
+}
+
+/**
+ * Waits until every webhook endpoint of the key's merchant and mode is
+ * active. A receiver has the webhook.verified request before the simulator
+ * has recorded its 2xx answer, and an event made in between skips the
+ * endpoint (the spec: delivery to an unverified endpoint is skipped). A test
+ * that wants its events delivered waits for this, not for the request.
+ */
+export async function endpointsActive(api: ReturnType<typeof client>): Promise<void> {
+  await expect
+    .poll(async () => (await api.get('/v1/webhook-endpoints')).body.data.map((endpoint: { status: string }) => endpoint.status))
+    .toSatisfy((statuses: string[]) => statuses.every((status) => status === 'active'))
 }
 
 export async function signupMerchant(baseUrl: string, tier: 'business' | 'individual' = 'business') {

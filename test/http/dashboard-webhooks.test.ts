@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { DashboardAgent, okFlashOf } from '../helpers/dashboard.js'
-import { client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
+import { client, endpointsActive, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { useReceivers, type Receiver } from '../helpers/receiver.js'
 
 let base: string
@@ -29,7 +29,7 @@ async function merchantWithEndpoint() {
   expect(added.location).toBe('/dashboard/webhooks')
   const flashPage = await agent.follow(added)
   await r.waitFor(1)
-  await expect.poll(async () => (await api.get('/v1/webhook-endpoints')).body.data[0]?.status).toBe('active')
+  await endpointsActive(api)
   const endpoint = (await api.get('/v1/webhook-endpoints')).body.data[0] as { id: string; url: string }
   const paidSession = async (metadata: Record<string, string> = {}) => {
     const session = (

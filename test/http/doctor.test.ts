@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { POLL_LIMIT_PER_MINUTE } from '../../server/domain/doctor.js'
-import { client, signupMerchant, unlockLive, useTestServer, withTestServer } from '../helpers/http.js'
+import { client, endpointsActive, signupMerchant, unlockLive, useTestServer, withTestServer } from '../helpers/http.js'
 import { useReceivers, type Receiver } from '../helpers/receiver.js'
 
 // `GET /_sim/doctor` (docs/faults-and-doctor.md): each check is shown the
@@ -160,7 +160,7 @@ describe('webhook endpoints', () => {
   it('that cannot be reached: an error', async () => {
     const r = await receiver()
     const shop = await withEndpoint(r)
-    await expect.poll(async () => (await shop.api.get('/v1/webhook-endpoints')).body.data[0].status).toBe('active')
+    await endpointsActive(shop.api)
     await r.close()
     await shop.pay((await shop.create('order-1')).body.id)
     await deliveriesAttempted(shop.api, 'checkout_session.succeeded')

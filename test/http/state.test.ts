@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { client, signupMerchant, useTestServer } from '../helpers/http.js'
+import { client, endpointsActive, signupMerchant, useTestServer } from '../helpers/http.js'
 import { startReceiver } from '../helpers/receiver.js'
 
 let counter = 0
@@ -12,6 +12,7 @@ async function busyMerchant() {
   const receiver = await startReceiver()
   await api.post('/v1/webhook-endpoints', { url: receiver.url })
   await receiver.waitFor(1)
+  await endpointsActive(api)
   await api.patch('/_sim/settings', { payoutSchedule: 'manual', displayName: 'Busy Bula' })
   const paid = (await api.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD', metadata: { order: '1' } }, key())).body
   await api.post(`/_sim/checkout-sessions/${paid.id}/pay`, { outcome: 'succeeded' })

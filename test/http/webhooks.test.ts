@@ -3,7 +3,7 @@ import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { RETRY_DELAYS_MS } from '../../server/domain/webhook-endpoint.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
-import { DAY, HOUR, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
+import { DAY, HOUR, client, endpointsActive, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 import { tempFolder } from '../helpers/temp.js'
 
@@ -28,6 +28,7 @@ async function setup(serverBase = base) {
   const registered = await api.post('/v1/webhook-endpoints', { url: r.url })
   expect(registered.status).toBe(200)
   await r.waitFor(1)
+  await endpointsActive(api)
   const paidSession = async (outcome = 'succeeded') => {
     const session = (
       await api.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD', metadata: { order: '7' } }, { headers: { 'idempotency-key': `k${++keyCounter}` } })
