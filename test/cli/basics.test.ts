@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { parseJsonOutput, removeCliConfigDir, runCli } from '../helpers/cli.js'
+import { parseJsonOutput, removeCliConfigDir, runCli, type CliResult } from '../helpers/cli.js'
 
 // Behaviour that needs no simulator: help, usage errors and a simulator that is not there.
 
@@ -29,7 +30,15 @@ describe('help', () => {
   it('shows a description and EXAMPLES for every command', async () => {
     const ids = Object.keys(manifest.commands)
     expect(ids).toEqual(expect.arrayContaining(['login', 'merchants:me', 'keys:rotate', 'clock:advance', 'verify:submit']))
-    const results = await Promise.all(ids.map((id) => runCli([...id.split(':'), '--help'])))
+    // One start per core at a time, not all of them at once: a burst of 61
+    // Node processes starved the other test files' CLI starts (a `bula
+    // listen` in a CI run printed nothing for 10 s).
+    const results: CliResult[] = []
+    let next = 0
+    const lane = async (): Promise<void> => {
+      for (let index = next++; index < ids.length; index = next++) results[index] = await runCli([...ids[index]!.split(':'), '--help'])
+    }
+    await Promise.all(Array.from({ length: availableParallelism() }, lane))
     for (const [index, result] of results.entries()) {
       expect(result.exitCode, ids[index]).toBe(0)
       expect(result.stdout, ids[index]).toContain('EXAMPLES')
