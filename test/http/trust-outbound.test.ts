@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
-import { DAY, call, client, signupMerchant, useTestServer } from '../helpers/http.js'
+import { DAY, call, client, endpointsActive, signupMerchant, useTestServer } from '../helpers/http.js'
 
 // Issue 12, items 8 and 11: what the simulator sends out is bounded (docs/security.md, docs/webhooks.md).
 
@@ -30,20 +30,13 @@ const key = () => ({ headers: { 'idempotency-key': `outbound-${++counter}` } })
 
 /** An endpoint made active by a receiver that answers its check; after that, `respond` answers. */
 async function activeEndpoint(api: ReturnType<typeof client>, respond: (res: import('node:http').ServerResponse) => void) {
-  let verified = false
   const url = await receiver((res, body) => {
-    if (JSON.parse(body).type === 'webhook.verified') {
-      verified = true
-      res.end('ok')
-    } else respond(res)
+    if (JSON.parse(body).type === 'webhook.verified') res.end('ok')
+    else respond(res)
   })
   await api.post('/v1/webhook-endpoints', { url })
-  for (let i = 0; i < 100 && !verified; i++) await new Promise((resolve) => setTimeout(resolve, 20))
-  for (let i = 0; i < 100; i++) {
-    if ((await api.get('/v1/webhook-endpoints')).body.data.every((e: { status: string }) => e.status === 'active')) return url
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error('the endpoint never became active')
+  await endpointsActive(api)
+  return url
 }
 
 async function paidEvent(api: ReturnType<typeof client>) {
