@@ -4,16 +4,16 @@
 // stack trace or a lost acknowledged write.
 import { execa } from 'execa'
 import { randomUUID } from 'node:crypto'
-import { mkdir, mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { call } from '../helpers/http.js'
 import { BIN, startServe, type ServeProcess } from '../helpers/serve-process.js'
+import { tempFolder } from '../helpers/temp.js'
 
-const tempFolder = () => mkdtemp(path.join(tmpdir(), 'bula-edges-'))
+const edgesFolder = () => tempFolder('bula-edges-')
 
 /** `bula serve` that is expected not to start: its exit code and its message as one line, within a bound so a hang fails the test. */
 async function serveOnce(args: string[]) {
@@ -42,7 +42,7 @@ async function canCreateFileIn(folder: string): Promise<boolean> {
 
 describe('a data location bula cannot write', () => {
   it('refuses, naming the file, when the data folder would be inside a regular file', async () => {
-    const folder = await tempFolder()
+    const folder = await edgesFolder()
     await writeFile(path.join(folder, 'not-a-folder'), 'just a file')
     const dataFile = path.join(folder, 'not-a-folder', 'data.json')
     const result = await serveOnce(['--data', dataFile])
@@ -83,7 +83,7 @@ describe('a disk that fills up', () => {
   })
 
   it('answers 503 storage_unavailable to writes and keeps serving reads; the retried write lands once, and a start on the full disk is refused', async (context) => {
-    const folder = await tempFolder()
+    const folder = await edgesFolder()
     const mounted = process.platform === 'linux' ? await execa('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', folder], { reject: false }) : null
     if (mounted?.exitCode !== 0) context.skip(`needs a small tmpfs to fill, and mount is not permitted here: ${mounted?.stderr ?? process.platform}`)
     mountPoint = folder
@@ -144,7 +144,7 @@ describe('a port someone else holds', () => {
     const holder = createServer()
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
     const { port } = holder.address() as { port: number }
-    const dataFile = path.join(await tempFolder(), 'data.json')
+    const dataFile = path.join(await edgesFolder(), 'data.json')
     try {
       const result = await execa('node', [BIN, 'serve', '--port', String(port), '--data', dataFile, '--json', '--no-save-profile'], { reject: false, timeout: 15_000 })
       expect(result.exitCode).toBe(3)
