@@ -1,8 +1,7 @@
-import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { checkoutSessionFields, paymentIntentFields } from '../../src/cli/fields.js'
 import { invoiceIdArg } from '../../src/cli/invoice-inputs.js'
-import { PAYMENT_OUTCOMES, PROVIDERS } from '../../src/schemas/enums.js'
+import { payFlags } from '../../src/cli/pay-flags.js'
 import type { PayResponse } from '../../src/schemas/index.js'
 
 export default class InvoicesPay extends BaseCommand<PayResponse> {
@@ -21,14 +20,7 @@ export default class InvoicesPay extends BaseCommand<PayResponse> {
 
   static override args = { id: invoiceIdArg }
 
-  static override flags = {
-    outcome: Flags.option({
-      description: 'How the payment ends.',
-      options: PAYMENT_OUTCOMES,
-      default: 'succeeded' as const,
-    })(),
-    provider: Flags.option({ description: 'Provider the customer picks (default: card).', options: PROVIDERS })(),
-  }
+  static override flags = payFlags
 
   async run(): Promise<PayResponse> {
     const { args, flags } = await this.parse(InvoicesPay)

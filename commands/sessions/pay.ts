@@ -1,7 +1,7 @@
-import { Args, Flags } from '@oclif/core'
+import { Args } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { checkoutSessionFields, paymentIntentFields } from '../../src/cli/fields.js'
-import { PAYMENT_OUTCOMES, PROVIDERS } from '../../src/schemas/enums.js'
+import { payFlags } from '../../src/cli/pay-flags.js'
 import type { PayResponse } from '../../src/schemas/index.js'
 
 export default class SessionsPay extends BaseCommand<PayResponse> {
@@ -22,14 +22,7 @@ export default class SessionsPay extends BaseCommand<PayResponse> {
     id: Args.string({ description: 'ID of the Checkout Session (cs_...).', required: true }),
   }
 
-  static override flags = {
-    outcome: Flags.option({
-      description: 'How the payment ends.',
-      options: PAYMENT_OUTCOMES,
-      default: 'succeeded' as const,
-    })(),
-    provider: Flags.option({ description: 'Provider the customer picks (default: card).', options: PROVIDERS })(),
-  }
+  static override flags = payFlags
 
   async run(): Promise<PayResponse> {
     const { args, flags } = await this.parse(SessionsPay)
