@@ -8,7 +8,14 @@ interface FrameworkError {
   status?: unknown
   code?: unknown
   message?: unknown
+  /** body-parser's: the route's byte limit (a JSON body's 1 MiB, a form's 16 or 64 KiB), the charset or encoding it refused. */
+  limit?: unknown
+  charset?: unknown
+  encoding?: unknown
 }
+
+/** 1048576 → "1 MiB", 16384 → "16 KiB". */
+const byteSize = (bytes: number): string => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`)
 
 /**
  * Errors Express raises before a route runs: body-parser's by their `type`;
@@ -21,10 +28,13 @@ function fromFrameworkError(error: FrameworkError): ApiError | undefined {
     case 'entity.parse.failed':
       return apiError('invalid_request', 'The body is not valid JSON.')
     case 'entity.too.large':
-      return apiError('payload_too_large', 'The body is larger than 1 MiB.')
+      return apiError('payload_too_large', typeof error.limit === 'number' ? `The body is larger than ${byteSize(error.limit)}.` : 'The body is too large.')
+    case 'parameters.too.many':
+      return apiError('payload_too_large', 'The form has too many fields.')
     case 'encoding.unsupported':
+      return apiError('invalid_request', `The Content-Encoding ${String(error.encoding)} is not supported; send the body uncompressed, or as gzip, deflate or br.`)
     case 'charset.unsupported':
-      return apiError('invalid_request', 'Send the body as UTF-8 JSON.')
+      return apiError('invalid_request', `The charset ${String(error.charset)} is not supported; send the body as UTF-8.`)
   }
   if (typeof error.status !== 'number' || error.status < 400 || error.status > 499) return undefined
   if (error instanceof URIError) return apiError('invalid_request', 'The path has a percent-escape that does not decode (e.g. %E0%A4%A).')
