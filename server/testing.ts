@@ -130,8 +130,8 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
       const id = idOf(merchant)
       return {
         now: () => ctx.clock.now(id),
-        advance: (ms) => ctx.clock.advance(id, { ms }),
-        advanceTo: (time) => ctx.clock.advance(id, { to: time }),
+        advance: (ms) => ctx.clock.advance(id, { ms }, 'both'),
+        advanceTo: (time) => ctx.clock.advance(id, { to: time }, 'both'),
       }
     },
     events(merchant, filter = {}) {

@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks'
 import { invalidRequest } from '../../src/errors.js'
 import { MAX_ADVANCE_MS, type AdvanceClockRequest, type AdvanceClockResponse, type RanAction } from '../../src/schemas/clock.js'
+import type { Mode } from '../../src/schemas/index.js'
+import { MAX_CLOCK_OFFSET_MS, MIN_CLOCK_OFFSET_MS } from '../domain/records.js'
 import { newId } from '../ids.js'
 import type { Collections } from '../store/collections.js'
 import type { Store } from '../store/types.js'
@@ -8,8 +10,21 @@ import type { JobRecord } from './job.js'
 import { MinHeap, type HeapEntry } from './min-heap.js'
 import type { WallClock } from './wall-clock.js'
 
-/** What a job did, in a sentence for `clock advance` output; nothing when it had nothing to do. */
-export type JobHandler = (job: JobRecord) => string | void | Promise<string | void>
+/**
+ * What a job did, in a sentence for `clock advance` output, and the mode of
+ * the objects it names: an advance shows a key only its own mode's reports
+ * (docs/security.md). `null` is the merchant's as a whole, shown to both.
+ */
+export interface JobReport {
+  mode: Mode | null
+  description: string
+}
+
+/** What a job did (one report per mode it acted in); nothing when it had nothing to do. */
+export type JobHandler = (job: JobRecord) => JobReport | JobReport[] | void | Promise<JobReport | void>
+
+/** A report of `ran`, with the mode it is shown to. */
+type ModeRanAction = RanAction & { mode: Mode | null }
 
 /** Longest wait between two looks at the queue, so a change of the system clock is noticed. */
 const MAX_TIMER_MS = 60_000
@@ -38,12 +53,12 @@ export interface DerivedJob<C extends keyof Collections> {
   collection: C
   /** When the action is due on the document's merchant's clock, or undefined when the document needs none. */
   dueAt(doc: Collections[C]): number | undefined
-  /** Runs at that time, on the document as it is then; what it did, in a sentence, or nothing. */
+  /** Runs at that time, on the document as it is then; what it did, in a sentence (reported in the document's mode), or nothing. */
   run(doc: Collections[C]): string | void
 }
 
 type AnyDerivedJob = DerivedJob<keyof Collections>
-type MerchantDoc = { id: string; merchantId: string }
+type MerchantDoc = { id: string; merchantId: string; mode: Mode }
 
 export class ClockService {
   private readonly heaps = new Map<string, MinHeap>()
@@ -204,9 +219,11 @@ export class ClockService {
    * exactly `ms` less the real time spent waiting for receivers, so a
    * 24-hour advance that waited on a hung receiver still moves the clock 24
    * hours, not 24 hours and the seconds it waited. Until the answer, the
-   * clock reads at most the target.
+   * clock reads at most the target. `ran` holds what concerns the mode
+   * `shown` (the caller's key's), or both modes for an in-process caller
+   * that owns the whole simulator (bula-tools/testing).
    */
-  async advance(merchantId: string, request: AdvanceClockRequest): Promise<AdvanceClockResponse> {
+  async advance(merchantId: string, request: AdvanceClockRequest, shown: Mode | 'both'): Promise<AdvanceClockResponse> {
     return this.withLock(merchantId, async () => {
       while (this.scanning) await this.scanning
       const start = this.now(merchantId)
@@ -215,13 +232,20 @@ export class ClockService {
       if (target - start > MAX_ADVANCE_MS) {
         throw invalidRequest(`One advance moves the clock at most ${MAX_ADVANCE_MS} ms (400 days).`, 'to')
       }
+      if (target - this.deps.wall.now() > MAX_CLOCK_OFFSET_MS) {
+        throw invalidRequest(`The clock runs at most a century (${MAX_CLOCK_OFFSET_MS} ms) ahead of real time.`, request.to === undefined ? 'ms' : 'to')
+      }
       const originalOffset = this.offset(merchantId)
       this.ceilings.set(merchantId, target)
       try {
         const { ran, waitedMs } = await this.runDue(merchantId, target, true)
         this.setOffset(merchantId, request.to === undefined ? originalOffset + (target - start) - waitedMs : target - this.deps.wall.now())
         // Read before the disk write, so the answer shows the time the advance reached.
-        const reached = { now: this.now(merchantId), offsetMs: this.offset(merchantId), ran }
+        const reached = {
+          now: this.now(merchantId),
+          offsetMs: this.offset(merchantId),
+          ran: ran.filter((action) => shown === 'both' || action.mode === null || action.mode === shown).map(({ mode: _mode, ...action }) => action),
+        }
         await this.deps.store.commit()
         if (!this.stopped) void this.sweep()
         return reached
@@ -307,11 +331,19 @@ export class ClockService {
     const doc = derived && (this.deps.store.get(derived.collection, entry.id) as (Collections[keyof Collections] & MerchantDoc) | undefined)
     if (!derived || !doc || doc.merchantId !== merchantId || derived.dueAt(doc) !== entry.dueAt) return undefined
     const job: JobRecord = { id: entry.id, merchantId, dueAt: entry.dueAt, kind: entry.kind!, payload: {} }
-    return { job, run: () => derived.run(doc) }
+    return {
+      job,
+      run: () => {
+        const description = derived.run(doc)
+        return description === undefined ? undefined : { mode: doc.mode, description }
+      },
+    }
   }
 
-  private setOffset(merchantId: string, clockOffsetMs: number): void {
+  /** Within the stored range: behind real time by at most MIN_CLOCK_OFFSET_MS, which only 400 days of waiting on receivers would reach. */
+  private setOffset(merchantId: string, offset: number): void {
     const merchant = this.deps.store.get('merchants', merchantId)
+    const clockOffsetMs = Math.max(MIN_CLOCK_OFFSET_MS, offset)
     if (merchant && merchant.clockOffsetMs !== clockOffsetMs) this.deps.store.put('merchants', { ...merchant, clockOffsetMs })
   }
 
@@ -326,8 +358,8 @@ export class ClockService {
    * in the background and schedule their retries when they do, so a hung
    * receiver holds an advance about one webhook timeout, not one per attempt.
    */
-  private async runDue(merchantId: string, target: number, moveClock: boolean): Promise<{ ran: RanAction[]; waitedMs: number }> {
-    const ran: RanAction[] = []
+  private async runDue(merchantId: string, target: number, moveClock: boolean): Promise<{ ran: ModeRanAction[]; waitedMs: number }> {
+    const ran: ModeRanAction[] = []
     const heap = this.heaps.get(merchantId)
     if (!heap) return { ran, waitedMs: 0 }
     const inFlight = this.inFlightOf(merchantId)
@@ -378,7 +410,7 @@ export class ClockService {
         this.pinned.set(merchantId, job.dueAt)
         try {
           if (derived) result = derived.run()
-          else result = handler ? handler(job) : `no handler for job kind ${job.kind}`
+          else result = handler ? handler(job) : { mode: null, description: `no handler for job kind ${job.kind}` }
         } finally {
           this.pinned.delete(merchantId)
         }
@@ -387,12 +419,12 @@ export class ClockService {
         continue
       }
       if (!isPromise(result)) {
-        if (result) ran.push({ at: job.dueAt, kind: job.kind, description: result })
+        for (const report of [result ?? []].flat()) ran.push({ at: job.dueAt, kind: job.kind, ...report })
         continue
       }
       const settled: Promise<void> = result.then(
-        (description) => {
-          if (description && reporting) ran.push({ at: job.dueAt, kind: job.kind, description })
+        (report) => {
+          if (report && reporting) ran.push({ at: job.dueAt, kind: job.kind, ...report })
         },
         (error: unknown) => this.deps.onError(error, `job ${job.kind} ${job.id}`),
       )
@@ -404,7 +436,9 @@ export class ClockService {
     reporting = false
     for (const [settled, job] of inFlight) {
       if (!startedHere.has(settled)) continue
-      ran.push({ at: job.dueAt, kind: job.kind, description: `${job.kind} ${job.id} is still waiting for an answer; it finishes in the background` })
+      // Jobs that wait on the network act on one object and record its mode (scheduleTargetedJob).
+      const mode = job.payload.mode === 'test' || job.payload.mode === 'live' ? job.payload.mode : null
+      ran.push({ at: job.dueAt, kind: job.kind, mode, description: `${job.kind} ${job.id} is still waiting for an answer; it finishes in the background` })
     }
     if (heap.size === 0) this.heaps.delete(merchantId)
     return { ran: ran.sort((a, b) => a.at - b.at), waitedMs: Math.round(waitedMs) }

@@ -2,7 +2,7 @@ import type { Mode } from '../../src/schemas/index.js'
 import type { JobRecord } from '../domain/records.js'
 import type { Collections } from '../store/collections.js'
 import type { Store } from '../store/types.js'
-import type { ClockService, JobHandler } from './clock-service.js'
+import type { ClockService, JobReport } from './clock-service.js'
 
 /** The store and the clock: what scheduling and checking a targeted job needs (a ServiceContext has both). */
 interface JobDeps {
@@ -69,10 +69,14 @@ export function jobTarget(ctx: JobDeps, job: JobRecord): Target<JobTargetCollect
 export function registerTargetedJob<C extends JobTargetCollection>(
   ctx: JobDeps,
   kind: keyof typeof JOB_TARGETS,
-  handler: (target: Target<C>, job: JobRecord) => ReturnType<JobHandler>,
+  handler: (target: Target<C>, job: JobRecord) => string | void | Promise<string | void>,
 ): void {
   ctx.clock.register(kind, (job) => {
     const target = jobTarget(ctx, job)
-    return target === undefined ? undefined : handler(target as Target<C>, job)
+    if (target === undefined) return
+    // What it did is reported in its target's mode: a key of the other mode never sees it.
+    const report = (description: string | void): JobReport | undefined => (description ? { mode: target.mode, description } : undefined)
+    const result = handler(target as Target<C>, job)
+    return typeof result === 'object' ? result.then(report) : report(result)
   })
 }

@@ -33,6 +33,16 @@ export function checkCap(invoice: Pick<InvoiceRecord, 'items' | 'taxPercent'>): 
   }
 }
 
+/**
+ * What send needs besides the cap: something to pay. The customer pays
+ * through a Checkout Session, and a session is for at least 1 cent, so a
+ * draft of free items only stays a draft (docs/simulator.md, "Invoices").
+ */
+export function checkPayable(invoice: Pick<InvoiceRecord, 'items' | 'taxPercent'>): void {
+  checkCap(invoice)
+  if (totalsOf(invoice).total === 0) throw invalidRequest('The invoice total is FJ$0.00: a sent Invoice must have something to pay.', 'items')
+}
+
 /** What a tax line without a label of its own is called. */
 export const DEFAULT_TAX_LABEL = 'Tax'
 

@@ -37,6 +37,13 @@ const DAY = 24 * 60 * 60 * 1000
 export const MAX_TIMESTAMP = 253_402_300_799_999
 /** How far a merchant's clock may run ahead of real time: a century, far past any test's need. */
 export const MAX_CLOCK_OFFSET_MS = 100 * 366 * DAY
+/**
+ * How far it may run behind: an advance by `ms` takes the real time it
+ * waited on receivers off the offset, so that the clock moves by exactly
+ * `ms` (docs/simulator.md, "The clock"). When the wait was the longer, the
+ * clock falls behind real time. 400 days of waiting is past any run.
+ */
+export const MIN_CLOCK_OFFSET_MS = -400 * DAY
 /** The invoice counter's range (numbers are padded to at least 4 digits). */
 const MAX_INVOICE_NUMBER = 999_999_999
 
@@ -118,7 +125,7 @@ export const merchantRecordSchema = z.strictObject({
   tier: tierSchema,
   createdAt: time,
   /** The merchant's clock is real time plus this offset (docs/simulator.md, "The clock"). */
-  clockOffsetMs: z.number().int().min(0).max(MAX_CLOCK_OFFSET_MS),
+  clockOffsetMs: z.number().int().min(MIN_CLOCK_OFFSET_MS).max(MAX_CLOCK_OFFSET_MS),
   liveUnlocked: z.boolean(),
   /** Earned balance not yet swept into a Payout, per mode, FJD cents. */
   balances: perMode(count),

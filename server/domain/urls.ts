@@ -15,6 +15,12 @@ export function isAllowedUrl(url: string, mode: Mode, allowedHosts: readonly str
   return LOOPBACK_NAMES.includes(parsed.hostname) || allowedHosts.includes(parsed.hostname)
 }
 
+/** A URL with a user name or password, which fetch refuses to call: a webhook endpoint can never have one. */
+export const hasCredentials = (url: string): boolean => {
+  const parsed = new URL(url)
+  return parsed.username !== '' || parsed.password !== ''
+}
+
 /**
  * An `--allowed-host` value as URLs and Host headers spell it: lower case,
  * no scheme, port or path (`app`, `api.test`, `10.0.0.5`, `[fd00::5]`).

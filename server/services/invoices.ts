@@ -15,6 +15,7 @@ import {
   INVOICE_STATE_WORDS,
   cannotPayMessage,
   checkCap,
+  checkPayable,
   formatInvoiceNumber,
   invoiceNumberKey,
   invoicePageUrl,
@@ -127,7 +128,7 @@ export function sendInvoice(ctx: ServiceContext, caller: Caller, id: string, key
   const invoice = ownInvoice(ctx, caller, id)
   return runIdempotent(ctx, { caller, route: `POST /v1/invoices/${invoice.invoiceId}/send`, key }, null, anyRequest, () => {
     const transitioned = transitionInvoice(invoice, 'sent', ctx.clock.now(caller.merchant.id))
-    checkCap(invoice)
+    checkPayable(invoice)
     const merchant = ctx.store.get('merchants', caller.merchant.id)!
     const { invoicePrefix } = merchant.settings
     let n = merchant.settings.invoiceNextNumber[caller.mode]

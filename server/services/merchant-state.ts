@@ -2,8 +2,10 @@ import { isDeepStrictEqual } from 'node:util'
 import { z } from 'zod'
 import { invalidRequest } from '../../src/errors.js'
 import { MAX_ADVANCE_MS } from '../../src/schemas/clock.js'
-import type { Mode } from '../../src/schemas/index.js'
+import { formatFjd } from '../../src/money.js'
+import { MAX_AMOUNT, type Mode } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
+import { totalsOf } from '../domain/invoice.js'
 import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
 import { railFor } from '../domain/payout.js'
 import {
@@ -17,7 +19,7 @@ import {
   recordPath,
   webhookFaultsRecordSchema,
 } from '../domain/records.js'
-import { isAllowedUrl } from '../domain/urls.js'
+import { hasCredentials, isAllowedUrl } from '../domain/urls.js'
 import { merchantModeGroup, type Collections } from '../store/collections.js'
 import { scheduleSessionJobs } from './checkout-sessions.js'
 import { INVOICE_ID_COUNTER } from './invoices.js'
@@ -42,6 +44,14 @@ export const STATE_COLLECTIONS = [
 ] as const
 type StateCollection = (typeof STATE_COLLECTIONS)[number]
 type StateDocs = { [C in StateCollection]: Collections[C][] }
+
+/**
+ * Invoice ids come from one counter shared by every merchant, and an import
+ * moves it past the ids it brings. Capped here, far below the 15 digits the
+ * store holds, so that no merchant's import can spend the ids everyone
+ * else's next Invoices need.
+ */
+export const MAX_IMPORTED_INVOICE_ID = 999_999_999_999
 
 /** What the simulator keeps to itself, with the reason an import that carries it is refused. */
 const NOT_IN_A_STATE_FILE: Readonly<Record<string, string>> = {
@@ -226,6 +236,14 @@ function checkReferences(ctx: ServiceContext, caller: Caller, docs: StateDocs): 
   const numbers = new Set<string>()
   const tokens = new Set<string>()
   docs.invoices.forEach((invoice, i) => {
+    if (invoice.invoiceId > MAX_IMPORTED_INVOICE_ID) {
+      refuse('invoices', i, 'invoiceId', `is above ${MAX_IMPORTED_INVOICE_ID}, the highest invoice id an import may hold: ids are shared by every merchant, and the counter must keep room for theirs.`)
+    }
+    // Only a draft may be over the cap or free: the dashboard edits drafts, and send refuses them.
+    const { total } = totalsOf(invoice)
+    if (invoice.status !== 'draft' && (total > MAX_AMOUNT || total === 0)) {
+      refuse('invoices', i, 'items', `total ${formatFjd(total)}; a sent Invoice is FJ$0.01 to under FJ$5,000.00.`)
+    }
     if (invoice.number !== null && numbers.has(invoice.number)) refuse('invoices', i, 'number', 'is used twice: invoice numbers are never reused.')
     if (invoice.number !== null) numbers.add(invoice.number)
     const holder = ctx.store.lookup('invoices', 'byPageToken', invoice.pageToken)
@@ -243,6 +261,7 @@ function checkReferences(ctx: ServiceContext, caller: Caller, docs: StateDocs): 
   })
   docs.webhookEndpoints.forEach((endpoint, i) => {
     if (!urlAllowed(endpoint.url)) refuse('webhookEndpoints', i, 'url', `must be HTTPS${mode === 'test' ? ' or loopback http' : ''}.`)
+    if (hasCredentials(endpoint.url)) refuse('webhookEndpoints', i, 'url', 'must not hold a user name or password.')
   })
   docs.deliveries.forEach((delivery, i) => {
     if (!events.has(delivery.eventId)) refuse('deliveries', i, 'eventId', notHere)
@@ -274,7 +293,8 @@ function checkImport(ctx: ServiceContext, caller: Caller, body: unknown): Import
   const collections = objectOrNull(file.collections)
   if (!collections) throw invalidRequest('`collections` must be an object of lists.', 'collections')
   for (const name of Object.keys(collections)) {
-    if (name in NOT_IN_A_STATE_FILE) throw invalidRequest(NOT_IN_A_STATE_FILE[name]!, name)
+    // Own keys only: `constructor` or `toString` is an unknown collection, not a property of every object.
+    if (Object.hasOwn(NOT_IN_A_STATE_FILE, name)) throw invalidRequest(NOT_IN_A_STATE_FILE[name]!, name)
     if (name !== 'merchants' && !(STATE_COLLECTIONS as readonly string[]).includes(name)) throw invalidRequest(`Unknown collection \`${name}\`.`, name)
   }
   const merchants = collections.merchants

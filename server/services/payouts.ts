@@ -116,10 +116,15 @@ export function registerPayoutJobs(ctx: ServiceContext): void {
   ctx.clock.register(SETTLEMENT_JOB, (job) => {
     const merchant = ctx.store.get('merchants', job.merchantId)
     if (!merchant || merchant.settlementJobId !== job.id) return
-    const made = payoutModes.map((mode) => sweep(ctx, ctx.store.get('merchants', merchant.id)!, mode)).filter((p) => p !== null)
+    // One report per mode, so that each key reads its own mode's run; live only once the merchant has live mode.
+    const reports = payoutModes
+      .filter((mode) => mode === 'test' || merchant.liveUnlocked)
+      .map((mode) => {
+        const payout = sweep(ctx, ctx.store.get('merchants', merchant.id)!, mode)
+        return { mode, description: `settlement run (${merchant.settings.payoutSchedule}): ${payout ? describePayout(payout) : 'nothing to pay out'}` }
+      })
     scheduleSettlement(ctx, merchant.id)
-    const what = made.length === 0 ? 'nothing to pay out' : made.map(describePayout).join('; ')
-    return `settlement run (${merchant.settings.payoutSchedule}): ${what}`
+    return reports
   })
   registerTargetedJob<'payouts'>(ctx, DISBURSEMENT_JOB, (payout) => {
     if (payout.status !== 'pending' || payout.sentAt !== null) return

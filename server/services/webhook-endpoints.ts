@@ -6,7 +6,7 @@ import type {
   WebhookEndpointWithSecret,
 } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
-import { isAllowedUrl } from '../domain/urls.js'
+import { hasCredentials, isAllowedUrl } from '../domain/urls.js'
 import { SECRET_OVERLAP_MS, presentEndpoint, type WebhookEndpointRecord } from '../domain/webhook-endpoint.js'
 import { enqueueDeliveries } from '../events/delivery.js'
 import { recordEvent } from '../events/event-log.js'
@@ -24,6 +24,9 @@ const withSecret = (endpoint: WebhookEndpointRecord, now: number): WebhookEndpoi
   secret: endpoint.secrets[0]!.secret,
 })
 
+/** Why an endpoint URL with credentials is refused, on registration and in an import. */
+export const CREDENTIALS_REFUSED = 'url must not hold a user name or password: every delivery is signed with the endpoint secret instead.'
+
 /** The endpoint hears the mode of the key that registered it. */
 export function registerEndpoint(ctx: ServiceContext, caller: Caller, request: CreateWebhookEndpointRequest): WebhookEndpointWithSecret {
   if (!isAllowedUrl(request.url, caller.mode, ctx.allowedHosts)) {
@@ -32,6 +35,7 @@ export function registerEndpoint(ctx: ServiceContext, caller: Caller, request: C
       'url',
     )
   }
+  if (hasCredentials(request.url)) throw invalidRequest(CREDENTIALS_REFUSED, 'url')
   const now = ctx.clock.now(caller.merchant.id)
   const endpoint: WebhookEndpointRecord = {
     id: newId('we'),

@@ -247,6 +247,18 @@ describe('send, void and numbering', () => {
     expect((await api.get('/_sim/settings')).body.invoiceNextNumber).toBe(1)
   })
 
+  it('refuses to send a draft of free items only: there is nothing for the customer to pay', async () => {
+    const { api, create, send } = await business()
+    const invoice = (await create(draft({ items: [{ description: 'Welcome bowl', quantity: 1, unitPrice: 0 }] }))).body
+    expect(invoice.total).toBe(0)
+    const refused = await send(invoice.id)
+    expect([refused.status, refused.body.error]).toEqual([400, { code: 'invalid_request', param: 'items', message: 'The invoice total is FJ$0.00: a sent Invoice must have something to pay.' }])
+    expect((await api.get(`/v1/invoices/${invoice.id}`)).body.status).toBe('draft')
+    // Priced from the dashboard, the same draft sends.
+    await api.patch(`/_sim/invoices/${invoice.id}`, { items: [{ description: 'Welcome bowl', quantity: 1, unitPrice: 500 }] })
+    expect((await send(invoice.id)).body.status).toBe('sent')
+  })
+
   it('edits drafts only', async () => {
     const { api, create, send } = await business()
     const invoice = (await create()).body

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
+import { MAX_CLOCK_OFFSET_MS } from '../../server/domain/records.js'
 import { DAY, call, client, endpointsActive, signupMerchant, useTestServer } from '../helpers/http.js'
 
 // Issue 12, items 8 and 11: what the simulator sends out is bounded (docs/security.md, docs/webhooks.md).
@@ -124,6 +125,34 @@ describe('hung receivers and the clock (item 11)', () => {
 
     const to = advanced.now + 2 * DAY
     expect((await api.post('/_sim/clock/advance', { to })).body.now).toBe(to)
+  })
+
+  it('an advance shorter than its wait on receivers leaves the clock behind real time, and the state file still imports', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    await activeEndpoint(api, () => undefined)
+    await paidEvent(api)
+    const advanced = (await api.post('/_sim/clock/advance', { ms: 1 })).body
+    expect(advanced.offsetMs).toBeLessThan(0)
+    const file = (await api.get('/_sim/state')).body
+    expect(file.collections.merchants[0].clockOffsetMs).toBe(advanced.offsetMs)
+    expect((await api.post('/_sim/state/import', file)).status).toBe(200)
+    expect((await api.get('/_sim/clock')).body.offsetMs).toBe(advanced.offsetMs)
+  })
+
+  it('refuses an advance that would take the clock more than a century ahead of real time', async () => {
+    const { merchant, keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    // Where 92 advances of 400 days would have taken it.
+    const stored = server().ctx.store.get('merchants', merchant.id)!
+    server().ctx.store.put('merchants', { ...stored, clockOffsetMs: MAX_CLOCK_OFFSET_MS - DAY })
+    const refused = await api.post('/_sim/clock/advance', { ms: 2 * DAY })
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toMatchObject({ code: 'invalid_request', param: 'ms', message: expect.stringContaining('a century') })
+    const to = await api.post('/_sim/clock/advance', { to: Date.now() + MAX_CLOCK_OFFSET_MS + DAY })
+    expect(to.body.error).toMatchObject({ code: 'invalid_request', param: 'to' })
+    expect((await api.post('/_sim/clock/advance', { ms: DAY / 2 })).status).toBe(200)
+    expect((await api.post('/_sim/state/import', (await api.get('/_sim/state')).body)).status).toBe(200)
   })
 
   it('a delivery job that names another merchant\'s delivery does nothing (item 2, in depth)', async () => {

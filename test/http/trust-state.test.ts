@@ -28,6 +28,26 @@ describe('the state routes act within the key\'s mode (item 4)', () => {
     expect(exported.body.collections.checkoutSessions).toHaveLength(3)
   })
 
+  it('a clock advance reports only the key\'s own mode: no live session, payout, event or endpoint URL to a test key, and the reverse', async () => {
+    const m = await merchantWithLiveData(server().baseUrl)
+    const advanced = await m.test.post('/_sim/clock/advance', { ms: 2 * DAY })
+    expect(advanced.status).toBe(200)
+    const text = JSON.stringify(advanced.body)
+    for (const marker of [...m.liveMarkers, m.liveEndpoint.url]) expect(text).not.toContain(marker)
+    const descriptions = advanced.body.ran.map((action: { description: string }) => action.description)
+    // The live pending session expired and the live Payout was sent in the same advance: only the test sessions' expiry shows.
+    expect(descriptions.filter((d: string) => d.includes('expired'))).toHaveLength(3)
+    expect((await m.live.get(`/v1/payouts/${m.livePayout.id}`)).body.sentAt).not.toBeNull()
+
+    const other = await merchantWithLiveData(server().baseUrl)
+    const testSessions = (await other.test.get('/v1/checkout-sessions')).body.data.map((session: { id: string }) => session.id) as string[]
+    const live = await other.live.post('/_sim/clock/advance', { ms: 2 * DAY })
+    expect(live.status).toBe(200)
+    const liveText = JSON.stringify(live.body)
+    for (const id of testSessions) expect(liveText).not.toContain(id)
+    expect(liveText).toContain(other.livePayout.id)
+  })
+
   it('a test key resets test objects only: the live balance, sessions and endpoint stay', async () => {
     const m = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
     const liveBefore = (await m.live.get('/v1/merchants/me')).body
@@ -174,7 +194,7 @@ describe('an import is untrusted input (items 1, 2, 3, 6)', () => {
     const { keys } = await signupMerchant(server().baseUrl)
     const api = client(server().baseUrl, keys.secret)
     const file = (await api.get('/_sim/state')).body
-    for (const offset of [1e300, 'x', -1, 1.5, 401 * DAY]) {
+    for (const offset of [1e300, 'x', -401 * DAY, 1.5, 401 * DAY]) {
       const forged = structuredClone(file)
       forged.collections.merchants[0].clockOffsetMs = offset
       const refused = await api.post('/_sim/state/import', forged)
@@ -188,6 +208,55 @@ describe('an import is untrusted input (items 1, 2, 3, 6)', () => {
     moved.collections.merchants[0].clockOffsetMs = 30 * DAY
     expect((await api.post('/_sim/state/import', moved)).status).toBe(200)
     expect((await api.get('/_sim/clock')).body.offsetMs).toBe(30 * DAY)
+  })
+})
+
+describe('an import cannot break other merchants or the API\'s limits', () => {
+  it('refuses an invoice id past the import ceiling, so the shared counter keeps ids the API serves for everyone else', async () => {
+    const api = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
+    await sentInvoice(api)
+    const file = (await api.get('/_sim/state')).body
+    Object.assign(file.collections.invoices[0], { id: '999999999999999', invoiceId: 999_999_999_999_999 })
+    const refused = await api.post('/_sim/state/import', file)
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toMatchObject({ code: 'invalid_request', param: 'invoices[0].invoiceId' })
+    const other = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
+    const next = await sentInvoice(other)
+    expect(next.id).toBeLessThan(1e12)
+    expect((await other.get(`/v1/invoices/${next.id}`)).status).toBe(200)
+  })
+
+  it('refuses a sent invoice over the FJ$5,000 cap; a draft over it, as a dashboard edit leaves one, round-trips', async () => {
+    const api = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
+    await sentInvoice(api)
+    const forged = (await api.get('/_sim/state')).body
+    forged.collections.invoices[0].items = [{ description: 'Mats', quantity: 9999, unitPrice: 499_999 }]
+    const refused = await api.post('/_sim/state/import', forged)
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toMatchObject({ code: 'invalid_request', param: 'invoices[0].items', message: expect.stringContaining('under FJ$5,000.00') })
+
+    const draft = (await api.post('/v1/invoices', { customerName: 'Nadi Hotel', dueDate: '2026-12-31', items: [{ description: 'Mats', quantity: 1, unitPrice: 100 }] }, key())).body
+    expect((await api.patch(`/_sim/invoices/${draft.id}`, { items: [{ description: 'Mats', quantity: 2, unitPrice: 499_999 }] })).status).toBe(200)
+    const own = (await api.get('/_sim/state')).body
+    expect((await api.post('/_sim/state/import', own)).status).toBe(200)
+  })
+
+  it('refuses an endpoint URL with a user name or password, as registration does', async () => {
+    const api = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
+    await api.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks' })
+    const file = (await api.get('/_sim/state')).body
+    file.collections.webhookEndpoints[0].url = 'http://user:pw@127.0.0.1:9/hooks'
+    const refused = await api.post('/_sim/state/import', file)
+    expect([refused.status, refused.body.error?.param]).toEqual([400, 'webhookEndpoints[0].url'])
+  })
+
+  it('names a collection called like a property of every object as unknown', async () => {
+    const api = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
+    const file = (await api.get('/_sim/state')).body
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
+      const refused = await api.post('/_sim/state/import', { ...file, collections: { ...file.collections, [name]: [] } })
+      expect(refused.body.error).toEqual({ code: 'invalid_request', message: `Unknown collection \`${name}\`.`, param: name })
+    }
   })
 })
 

@@ -55,6 +55,17 @@ describe('webhook endpoints', () => {
     expect(JSON.stringify(listed.body)).not.toContain('whsec_')
   })
 
+  it('refuses a URL with a user name or password, which no delivery could ever use', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    for (const url of ['https://user:pw@example.com/hooks', 'http://user@127.0.0.1:9/hooks']) {
+      const refused = await api.post('/v1/webhook-endpoints', { url })
+      expect([url, refused.status, refused.body.error?.param]).toEqual([url, 400, 'url'])
+      expect(JSON.stringify(refused.body)).not.toContain('pw@')
+    }
+    expect((await api.get('/webhook-endpoints')).body.data).toEqual([])
+  })
+
   it('skips an endpoint that never answered webhook.verified with a 2xx', async () => {
     const { keys } = await signupMerchant(base)
     const api = client(base, keys.secret)

@@ -25,7 +25,7 @@ describe('ClockService', () => {
   it('reads each merchant clock as real time plus its own offset', async () => {
     const { clock, wall } = await setup()
     expect(clock.now('ms_a')).toBe(START)
-    await clock.advance('ms_a', { ms: 5 * MINUTE })
+    await clock.advance('ms_a', { ms: 5 * MINUTE }, 'both')
     expect(clock.now('ms_a')).toBe(START + 5 * MINUTE)
     expect(clock.now('ms_b')).toBe(START)
     wall.tick(MINUTE)
@@ -40,7 +40,7 @@ describe('ClockService', () => {
     const slow = vi.spyOn(performance, 'now').mockImplementation(() => (monotonic += 8))
     try {
       const before = clock.offset('ms_a')
-      const result = await clock.advance('ms_a', { ms: 120 * MINUTE })
+      const result = await clock.advance('ms_a', { ms: 120 * MINUTE }, 'both')
       expect(result.offsetMs - before).toBe(120 * MINUTE)
     } finally {
       slow.mockRestore()
@@ -52,13 +52,13 @@ describe('ClockService', () => {
     const seen: [string, number][] = []
     clock.register('note', (job) => {
       seen.push([String(job.payload.name), clock.now('ms_a')])
-      return `noted ${String(job.payload.name)}`
+      return { mode: null, description: `noted ${String(job.payload.name)}` }
     })
     clock.schedule('ms_a', 'note', START + 30 * MINUTE, { name: 'second' })
     clock.schedule('ms_a', 'note', START + 10 * MINUTE, { name: 'first' })
     clock.schedule('ms_a', 'note', START + 90 * MINUTE, { name: 'later' })
     clock.schedule('ms_b', 'note', START + 1 * MINUTE, { name: 'other merchant' })
-    const result = await clock.advance('ms_a', { ms: 60 * MINUTE })
+    const result = await clock.advance('ms_a', { ms: 60 * MINUTE }, 'both')
     expect(seen).toEqual([
       ['first', START + 10 * MINUTE],
       ['second', START + 30 * MINUTE],
@@ -70,16 +70,32 @@ describe('ClockService', () => {
     expect(result.now).toBe(START + 60 * MINUTE)
   })
 
+  it('shows a key the reports of its own mode and of the merchant, never the other mode\'s', async () => {
+    const { clock } = await setup()
+    clock.register('note', (job) => ({ mode: (job.payload.mode as 'test' | 'live' | undefined) ?? null, description: String(job.payload.name) }))
+    const plan = () => {
+      clock.schedule('ms_a', 'note', clock.now('ms_a') + MINUTE, { name: 'test session', mode: 'test' })
+      clock.schedule('ms_a', 'note', clock.now('ms_a') + 2 * MINUTE, { name: 'live session', mode: 'live' })
+      clock.schedule('ms_a', 'note', clock.now('ms_a') + 3 * MINUTE, { name: 'the merchant' })
+    }
+    plan()
+    expect((await clock.advance('ms_a', { ms: 5 * MINUTE }, 'test')).ran.map((r) => r.description)).toEqual(['test session', 'the merchant'])
+    plan()
+    expect((await clock.advance('ms_a', { ms: 5 * MINUTE }, 'live')).ran.map((r) => r.description)).toEqual(['live session', 'the merchant'])
+    plan()
+    expect((await clock.advance('ms_a', { ms: 5 * MINUTE }, 'both')).ran.map((r) => r.description)).toEqual(['test session', 'live session', 'the merchant'])
+  })
+
   it('runs jobs that due jobs schedule when they fall inside the advance', async () => {
     const { clock } = await setup()
     let runs = 0
     clock.register('daily', () => {
       runs++
       clock.schedule('ms_a', 'daily', clock.now('ms_a') + 24 * 60 * MINUTE)
-      return `run ${runs}`
+      return { mode: null, description: `run ${runs}` }
     })
     clock.schedule('ms_a', 'daily', START + 24 * 60 * MINUTE)
-    const result = await clock.advance('ms_a', { ms: 35 * 24 * 60 * MINUTE })
+    const result = await clock.advance('ms_a', { ms: 35 * 24 * 60 * MINUTE }, 'both')
     expect(runs).toBe(35)
     expect(result.ran.at(-1)?.at).toBe(START + 35 * 24 * 60 * MINUTE)
   })
@@ -95,14 +111,14 @@ describe('ClockService', () => {
     clock.schedule('ms_a', 'boom', START + 2 * MINUTE)
     clock.schedule('ms_a', 'note', START + 3 * MINUTE, { name: 'kept' })
     clock.cancel(cancelled.id)
-    await clock.advance('ms_a', { ms: 10 * MINUTE })
+    await clock.advance('ms_a', { ms: 10 * MINUTE }, 'both')
     expect(seen).toEqual(['kept'])
     expect(errors).toHaveLength(1)
   })
 
   it('never goes back', async () => {
     const { clock } = await setup()
-    await expect(clock.advance('ms_a', { to: START - 1 })).rejects.toMatchObject({ status: 400, param: 'to' })
+    await expect(clock.advance('ms_a', { to: START - 1 }, 'both')).rejects.toMatchObject({ status: 400, param: 'to' })
   })
 
   it('runs jobs as real time passes', async () => {
@@ -120,14 +136,14 @@ describe('ClockService', () => {
     const file = path.join(await tempFolder('bula-clock-'), 'data.json')
     const first = await setup(file)
     first.clock.schedule('ms_a', 'note', START + 10 * MINUTE, { name: 'after restart' })
-    await first.clock.advance('ms_a', { ms: 5 * MINUTE })
+    await first.clock.advance('ms_a', { ms: 5 * MINUTE }, 'both')
     await first.store.close()
 
     const second = await setup(file, first.wall)
     const seen: string[] = []
     second.clock.register('note', (job) => void seen.push(String(job.payload.name)))
     expect(second.clock.now('ms_a')).toBe(START + 5 * MINUTE)
-    await second.clock.advance('ms_a', { ms: 5 * MINUTE })
+    await second.clock.advance('ms_a', { ms: 5 * MINUTE }, 'both')
     expect(seen).toEqual(['after restart'])
     await second.store.close()
   })
@@ -152,7 +168,7 @@ describe('ClockService', () => {
     const seen: string[] = []
     derive(second.clock, seen)
     expect([...second.store.values('jobs')]).toEqual([])
-    const result = await second.clock.advance('ms_a', { ms: 30 * MINUTE })
+    const result = await second.clock.advance('ms_a', { ms: 30 * MINUTE }, 'both')
     expect(seen).toEqual(['po_1'])
     expect(result.ran).toEqual([])
     await second.store.close()
@@ -170,7 +186,7 @@ describe('ClockService', () => {
     const seen: string[] = []
     second.clock.derive('payout.note', { collection: 'payouts', dueAt: (doc) => doc.sentAt ?? undefined, run: (doc) => `noted ${doc.id} ${seen.push(doc.id)}` })
     expect([...second.store.values('jobs')]).toEqual([])
-    const result = await second.clock.advance('ms_a', { ms: 30 * MINUTE })
+    const result = await second.clock.advance('ms_a', { ms: 30 * MINUTE }, 'both')
     expect(seen).toEqual(['po_1'])
     expect(result.ran.map((action) => [action.at, action.kind])).toEqual([[due, 'payout.note']])
     await second.store.close()
@@ -182,7 +198,7 @@ describe('ClockService', () => {
     for (let n = 0; n < 5_000; n++) store.put('payouts', { id: `po_${n}`, merchantId: 'ms_a', sentAt: START + MINUTE + n } as unknown as Collections['payouts'])
     let ran = 0
     clock.derive('payout.note', { collection: 'payouts', dueAt: (doc) => doc.sentAt ?? undefined, run: () => void ran++ })
-    await clock.advance('ms_a', { ms: 10 * MINUTE })
+    await clock.advance('ms_a', { ms: 10 * MINUTE }, 'both')
     expect(ran).toBe(5_000)
   })
 })

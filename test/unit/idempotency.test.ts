@@ -74,9 +74,9 @@ describe('runIdempotent', () => {
         body: { run: ++runs },
       }))
     run()
-    await ctx.clock.advance('ms_a', { ms: REPLAY_WINDOW_MS - 1 })
+    await ctx.clock.advance('ms_a', { ms: REPLAY_WINDOW_MS - 1 }, 'both')
     expect(run().replayed).toBe(true)
-    await ctx.clock.advance('ms_a', { ms: 1 })
+    await ctx.clock.advance('ms_a', { ms: 1 }, 'both')
     expect(run()).toMatchObject({ replayed: false, body: { run: 2 } })
   })
 
@@ -91,16 +91,16 @@ describe('runIdempotent', () => {
     run('second')
     wall.tick(HOUR)
     run('third')
-    await ctx.clock.advance('ms_a', { ms: REPLAY_WINDOW_MS - 2 * HOUR })
+    await ctx.clock.advance('ms_a', { ms: REPLAY_WINDOW_MS - 2 * HOUR }, 'both')
     await ctx.clock.sweep()
     // `first` is a full window old; `second` is an hour short of it.
     expect(records()).toEqual(['{"key":"second"}', '{"key":"third"}'])
     // A key past its window runs again, and its record goes to the end: the group stays in creation order.
-    await ctx.clock.advance('ms_a', { ms: HOUR })
+    await ctx.clock.advance('ms_a', { ms: HOUR }, 'both')
     expect(run('second')).toMatchObject({ replayed: false })
     await ctx.clock.sweep()
     expect(records()).toEqual(['{"key":"third"}', '{"key":"second"}'])
-    await ctx.clock.advance('ms_a', { ms: 2 * REPLAY_WINDOW_MS })
+    await ctx.clock.advance('ms_a', { ms: 2 * REPLAY_WINDOW_MS }, 'both')
     await ctx.clock.sweep()
     expect(records()).toEqual([])
   })

@@ -68,7 +68,7 @@ export function registerOverviewPages(kit: DashboardKit, router: Router): void {
     } catch (error) {
       throw apiError('invalid_request', error instanceof Error ? error.message : String(error), { param: 'duration' })
     }
-    const result = await ctx.clock.advance(dash.caller.merchant.id, parseWith(advanceClockRequestSchema, { ms }))
+    const result = await ctx.clock.advance(dash.caller.merchant.id, parseWith(advanceClockRequestSchema, { ms }), dash.caller.mode)
     const details = result.ran.map((action) => `${formatTime(action.at)} · ${action.description}`)
     return {
       redirect: dash.here,

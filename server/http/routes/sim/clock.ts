@@ -20,7 +20,7 @@ export function clockRouter(ctx: ServiceContext): Router {
       body: advanceClockRequestSchema,
       response: { body: advanceClockResponseSchema },
     },
-    async ({ caller, body }) => ({ body: await ctx.clock.advance(caller.merchant.id, body) }),
+    async ({ caller, body }) => ({ body: await ctx.clock.advance(caller.merchant.id, body, caller.mode) }),
   )
   return router
 }
