@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import type { DeliveryAttempt, Mode } from '../../src/schemas/index.js'
+import { postReadingAtMost } from '../../src/webhooks/answer.js'
 import { signedHeaders } from '../../src/webhooks/signature.js'
 import type { ServiceContext } from '../context.js'
 import { planFaults, type FaultPlan } from '../domain/faults.js'
@@ -16,8 +17,6 @@ import { merchantModeGroup } from '../store/collections.js'
 import { eventPayload, type EventRecord } from './payload.js'
 
 const RESPONSE_SNIPPET = 500
-/** The most of a receiver's answer the simulator reads: a receiver answering gigabytes costs it nothing (docs/webhooks.md). */
-export const MAX_RESPONSE_BYTES = 64 * 1024
 
 /** The endpoints that hear an event: every active endpoint of its merchant and mode. */
 export function activeEndpoints(ctx: ServiceContext, merchantId: string, mode: string): WebhookEndpointRecord[] {
@@ -74,60 +73,13 @@ function drawFaults(ctx: ServiceContext, merchantId: string, mode: Mode): FaultP
 
 async function post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Omit<DeliveryAttempt, 'at' | 'signedAt'>> {
   const started = performance.now()
-  const enough = new AbortController()
-  let wholeAnswerRead = false
   try {
-    // Redirects are not followed: a receiver must answer at the registered URL. The timeout covers the answer's body too.
-    const response = await fetch(url, {
-      method: 'POST',
-      headers,
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.any([enough.signal, AbortSignal.timeout(timeoutMs)]),
-    })
-    const { text, ended } = await readAtMost(response, MAX_RESPONSE_BYTES)
-    wholeAnswerRead = ended
-    return { status: response.status, error: null, latencyMs: Math.round(performance.now() - started), response: text.slice(0, RESPONSE_SNIPPET) }
+    const { status, text } = await postReadingAtMost(url, { headers, body, signal: AbortSignal.timeout(timeoutMs) })
+    return { status, error: null, latencyMs: Math.round(performance.now() - started), response: text.slice(0, RESPONSE_SNIPPET) }
   } catch (error) {
     const reason = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : describeFetchError(error)
     return { status: null, error: reason, latencyMs: Math.round(performance.now() - started), response: '' }
-  } finally {
-    // Whatever the receiver still sends is not read: the connection goes.
-    // An answer read to its end needs no abort: aborting builds a
-    // DOMException and runs the signal's listeners for nothing, about a fifth
-    // of a delivery's CPU on loopback (docs/performance.md).
-    if (!wholeAnswerRead) enough.abort()
   }
-}
-
-/**
- * The start of an answer's body, at most `limit` bytes, and whether that was
- * the whole body (`ended`). An answer that stops coming (the timeout) keeps
- * what arrived: the receiver's status line already said how the delivery
- * went.
- */
-async function readAtMost(response: Response, limit: number): Promise<{ text: string; ended: boolean }> {
-  if (!response.body) return { text: '', ended: true }
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  let ended = false
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read()
-      if (done) {
-        ended = true
-        break
-      }
-      chunks.push(value)
-      size += value.byteLength
-    }
-  } catch {
-    // aborted by the timeout while reading
-  } finally {
-    if (!ended) void reader.cancel().catch(() => {})
-  }
-  return { text: new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit)), ended }
 }
 
 function describeFetchError(error: unknown): string {

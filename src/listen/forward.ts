@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks'
+import { postReadingAtMost } from '../webhooks/answer.js'
 import { signedHeaders } from '../webhooks/signature.js'
 
 /** As long as the simulator waits for a receiver (docs/webhooks.md, Delivery). */
@@ -53,16 +54,13 @@ export async function forwardEvent(event: ForwardedEvent, options: ForwardOption
   const started = performance.now()
   const result = { at, eventId: event.eventId, type: event.type, createdAt: event.createdAt }
   try {
-    const response = await fetch(options.url, {
-      method: 'POST',
+    // As the simulator delivers: a redirect is the receiver's answer, not followed, and at most 64 KiB of an answer is read.
+    const { status, text } = await postReadingAtMost(options.url, {
       headers,
       body: event.body,
-      // A redirect is reported as the receiver's answer, as the simulator does, not followed.
-      redirect: 'manual',
       signal: AbortSignal.any([AbortSignal.timeout(FORWARD_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])]),
     })
-    const text = await response.text()
-    return { ...result, status: response.status, latencyMs: elapsed(started), error: null, response: text.slice(0, RESPONSE_PREVIEW_CHARS) }
+    return { ...result, status, latencyMs: elapsed(started), error: null, response: text.slice(0, RESPONSE_PREVIEW_CHARS) }
   } catch (error) {
     return { ...result, status: null, latencyMs: elapsed(started), error: describeFailure(error, options.url), response: '' }
   }

@@ -18,7 +18,7 @@ function fakeSender(answer: (request: Sent, index: number) => number | Promise<n
     const request = { url, init }
     sent.push(request)
     const status = await answer(request, sent.length - 1)
-    return { status, text: async () => '' }
+    return { status, body: null }
   }
   return { send, sent }
 }
