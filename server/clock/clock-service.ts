@@ -357,6 +357,9 @@ export class ClockService {
    * budget per run (`networkWaitMs`); once spent, jobs still waiting finish
    * in the background and schedule their retries when they do, so a hung
    * receiver holds an advance about one webhook timeout, not one per attempt.
+   * As real time passes (`moveClock` false) nothing waits: a retry always
+   * falls due after the jobs already due, and a tick that waited would hold
+   * every merchant's due jobs behind one hung receiver.
    */
   private async runDue(merchantId: string, target: number, moveClock: boolean): Promise<{ ran: ModeRanAction[]; waitedMs: number }> {
     const ran: ModeRanAction[] = []
@@ -364,7 +367,7 @@ export class ClockService {
     if (!heap) return { ran, waitedMs: 0 }
     const inFlight = this.inFlightOf(merchantId)
     // Real waiting, measured on a monotonic clock: the wall clock (and a test's manual one) is about dates.
-    const deadline = performance.now() + (this.deps.networkWaitMs ?? 0)
+    const deadline = performance.now() + (moveClock ? (this.deps.networkWaitMs ?? 0) : 0)
     const budgetLeft = (): boolean => performance.now() < deadline
     /** Real time spent waiting for receivers: an advance does not let it move the merchant's clock. */
     let waitedMs = 0
@@ -430,7 +433,10 @@ export class ClockService {
       )
       inFlight.set(settled, job)
       startedHere.add(settled)
-      void settled.finally(() => inFlight.delete(settled))
+      void settled.finally(() => {
+        inFlight.delete(settled)
+        this.jobSettled()
+      })
     }
     await settle('all')
     reporting = false
@@ -442,6 +448,17 @@ export class ClockService {
     }
     if (heap.size === 0) this.heaps.delete(merchantId)
     return { ran: ran.sort((a, b) => a.at - b.at), waitedMs: Math.round(waitedMs) }
+  }
+
+  /**
+   * A job that waited on the network has finished, maybe after the run that
+   * started it: what it recorded (the attempt, a retry) is written, and its
+   * merchant's due jobs that waited for a free slot go on.
+   */
+  private jobSettled(): void {
+    if (this.stopped) return
+    this.deps.store.commit().catch((error: unknown) => this.deps.onError(error, 'writing what a finished job recorded'))
+    this.arm()
   }
 
   private inFlightOf(merchantId: string): Map<Promise<void>, JobRecord> {
@@ -480,10 +497,11 @@ export class ClockService {
     return next
   }
 
-  /** Real time at which the earliest job of any merchant falls due. */
+  /** Real time at which the earliest job of any merchant falls due; a merchant with every network slot taken waits for one to free (jobSettled). */
   private nextWakeAt(): number {
     let earliest = Infinity
     for (const [merchantId, heap] of this.heaps) {
+      if ((this.inFlight.get(merchantId)?.size ?? 0) >= MAX_IN_FLIGHT) continue
       const entry = heap.peek()
       if (entry) earliest = Math.min(earliest, entry.dueAt - this.offset(merchantId))
     }

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MAX_CLOCK_OFFSET_MS } from '../../server/domain/records.js'
-import { DAY, call, client, endpointsActive, signupMerchant, useTestServer } from '../helpers/http.js'
+import { DAY, call, client, endpointsActive, signupMerchant, useTestServer, withTestServer } from '../helpers/http.js'
 
 // Issue 12, items 8 and 11: what the simulator sends out is bounded (docs/security.md, docs/webhooks.md).
 
@@ -56,8 +56,13 @@ describe('a receiver that answers too much (item 8)', () => {
       const chunk = Buffer.alloc(1 << 20, 'x')
       // As fast as the socket takes it, for ever: 1 MiB at a time until the simulator hangs up.
       const pump = (): void => {
-        while (!res.destroyed && res.write(chunk)) sent += chunk.length
-        if (!res.destroyed) res.once('drain', pump)
+        while (!res.destroyed) {
+          sent += chunk.length // every chunk handed to the socket, also the one that fills its buffer
+          if (!res.write(chunk)) {
+            res.once('drain', pump)
+            return
+          }
+        }
       }
       res.on('close', () => undefined)
       pump()
@@ -153,6 +158,30 @@ describe('hung receivers and the clock (item 11)', () => {
     expect(to.body.error).toMatchObject({ code: 'invalid_request', param: 'to' })
     expect((await api.post('/_sim/clock/advance', { ms: DAY / 2 })).status).toBe(200)
     expect((await api.post('/_sim/state/import', (await api.get('/_sim/state')).body)).status).toBe(200)
+  })
+
+  it('as real time passes, a hung receiver holds up no other endpoint: a new one is verified while the hung deliveries still wait', async () => {
+    // A timeout long enough that "still waiting" cannot be the machine's slowness.
+    await withTestServer({ webhookTimeoutMs: 10_000 }, async (slow) => {
+      const api = client(slow.baseUrl, (await signupMerchant(slow.baseUrl)).keys.secret)
+      const hung: import('node:http').ServerResponse[] = []
+      let waiting = 0
+      await activeEndpoint(api, (res) => {
+        hung.push(res)
+        waiting++
+        res.on('close', () => waiting--)
+      })
+      await paidEvent(api)
+      await expect.poll(() => waiting).toBeGreaterThan(0)
+      let verifiedWhileHung: boolean | undefined
+      const url = await receiver((res, body) => {
+        if (JSON.parse(body).type === 'webhook.verified') verifiedWhileHung ??= waiting > 0
+        res.end('ok')
+      })
+      await api.post('/v1/webhook-endpoints', { url })
+      await expect.poll(() => verifiedWhileHung).toBe(true)
+      for (const res of hung) res.end('ok')
+    })
   })
 
   it('a delivery job that names another merchant\'s delivery does nothing (item 2, in depth)', async () => {
