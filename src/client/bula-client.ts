@@ -157,11 +157,19 @@ export interface RetryTiming {
   attemptCount: number
   retryAfter?: number
   computedValue: number
+  /** Why the try failed, when it got no answer: got's own timeout is a `TimeoutError`. */
+  error?: { name: string }
 }
 
-/** The first retry waits 250 ms, then twice as long each time, up to 2 s, unless the answer said how long (Retry-After). */
-export function retryDelay({ attemptCount, retryAfter, computedValue }: RetryTiming): number {
-  if (computedValue === 0) return 0
+/**
+ * The first retry waits 250 ms, then twice as long each time, up to 2 s,
+ * unless the answer said how long (Retry-After). A request that got no
+ * answer within the whole timeout is not sent again: a server that holds one
+ * request that long holds the next, and three tries kept a hung server's
+ * user waiting three minutes in silence.
+ */
+export function retryDelay({ attemptCount, retryAfter, computedValue, error }: RetryTiming): number {
+  if (computedValue === 0 || error?.name === 'TimeoutError') return 0
   if (retryAfter !== undefined) return computedValue
   return Math.min(250 * 2 ** (attemptCount - 1), 2000)
 }

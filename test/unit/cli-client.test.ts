@@ -176,6 +176,13 @@ describe('BulaClient', () => {
     expect(error).toMatchObject({ status: 0, code: 'timeout', message: `GET ${baseUrl}/v1/merchants/me got no answer within 0.2 s.` })
   })
 
+  it('sends a request that got no answer within timeoutMs only once, however many retries it may have', async () => {
+    reply = { status: 0, body: '', fault: 'hang' }
+    const error = await failure(new BulaClient({ baseUrl, apiKey: 'sk_test_abc', timeoutMs: 200, retries: 2 }).getMe())
+    expect(error).toMatchObject({ status: 0, code: 'timeout' })
+    expect(seen).toHaveLength(1)
+  })
+
   it('waits 250 ms before the first retry, twice as long each time up to 2 s, or what Retry-After says', () => {
     expect([1, 2, 3, 4, 5].map((attemptCount) => retryDelay({ attemptCount, retryAfter: undefined, computedValue: 1000 }))).toEqual([250, 500, 1000, 2000, 2000])
     expect(retryDelay({ attemptCount: 1, retryAfter: 3000, computedValue: 3000 })).toBe(3000)
