@@ -2,13 +2,15 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MAX_CLOCK_OFFSET_MS } from '../../server/domain/records.js'
-import { DAY, call, client, endpointsActive, signupMerchant, useTestServer, withTestServer } from '../helpers/http.js'
+import { DAY, call, client, endpointsActive, signupMerchant, useTestServer } from '../helpers/http.js'
 
 // Issue 12, items 8 and 11: what the simulator sends out is bounded (docs/security.md, docs/webhooks.md).
 
 const TIMEOUT_MS = 300
 const receivers: Server[] = []
 const server = useTestServer({ webhookTimeoutMs: TIMEOUT_MS })
+/** For what must not meet the short timeout: a busy machine can take longer than 300 ms to read an answer. */
+const patient = useTestServer({ webhookTimeoutMs: 10_000 })
 afterAll(async () => {
   for (const receiver of receivers) receiver.closeAllConnections()
   await Promise.all(receivers.map((receiver) => new Promise((resolve) => receiver.close(resolve))))
@@ -48,8 +50,8 @@ async function paidEvent(api: ReturnType<typeof client>) {
 
 describe('a receiver that answers too much (item 8)', () => {
   it('reads at most 64 KiB of an endless 200 answer: the attempt is a success, the heap stays put, /_sim/health stays quick', async () => {
-    const { keys } = await signupMerchant(server().baseUrl)
-    const api = client(server().baseUrl, keys.secret)
+    const { keys } = await signupMerchant(patient().baseUrl)
+    const api = client(patient().baseUrl, keys.secret)
     let sent = 0
     await activeEndpoint(api, (res) => {
       res.writeHead(200, { 'content-type': 'text/plain' })
@@ -74,7 +76,7 @@ describe('a receiver that answers too much (item 8)', () => {
     const probe = (async () => {
       while (probing) {
         const started = performance.now()
-        await call(server().baseUrl, 'GET', '/_sim/health')
+        await call(patient().baseUrl, 'GET', '/_sim/health')
         slowest = Math.max(slowest, performance.now() - started)
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
@@ -161,27 +163,25 @@ describe('hung receivers and the clock (item 11)', () => {
   })
 
   it('as real time passes, a hung receiver holds up no other endpoint: a new one is verified while the hung deliveries still wait', async () => {
-    // A timeout long enough that "still waiting" cannot be the machine's slowness.
-    await withTestServer({ webhookTimeoutMs: 10_000 }, async (slow) => {
-      const api = client(slow.baseUrl, (await signupMerchant(slow.baseUrl)).keys.secret)
-      const hung: import('node:http').ServerResponse[] = []
-      let waiting = 0
-      await activeEndpoint(api, (res) => {
-        hung.push(res)
-        waiting++
-        res.on('close', () => waiting--)
-      })
-      await paidEvent(api)
-      await expect.poll(() => waiting).toBeGreaterThan(0)
-      let verifiedWhileHung: boolean | undefined
-      const url = await receiver((res, body) => {
-        if (JSON.parse(body).type === 'webhook.verified') verifiedWhileHung ??= waiting > 0
-        res.end('ok')
-      })
-      await api.post('/v1/webhook-endpoints', { url })
-      await expect.poll(() => verifiedWhileHung).toBe(true)
-      for (const res of hung) res.end('ok')
+    // On the patient server: "still waiting" cannot be the machine's slowness.
+    const api = client(patient().baseUrl, (await signupMerchant(patient().baseUrl)).keys.secret)
+    const hung: import('node:http').ServerResponse[] = []
+    let waiting = 0
+    await activeEndpoint(api, (res) => {
+      hung.push(res)
+      waiting++
+      res.on('close', () => waiting--)
     })
+    await paidEvent(api)
+    await expect.poll(() => waiting).toBeGreaterThan(0)
+    let verifiedWhileHung: boolean | undefined
+    const url = await receiver((res, body) => {
+      if (JSON.parse(body).type === 'webhook.verified') verifiedWhileHung ??= waiting > 0
+      res.end('ok')
+    })
+    await api.post('/v1/webhook-endpoints', { url })
+    await expect.poll(() => verifiedWhileHung).toBe(true)
+    for (const res of hung) res.end('ok')
   })
 
   it('a delivery job that names another merchant\'s delivery does nothing (item 2, in depth)', async () => {
