@@ -13,6 +13,7 @@ import type { Caller, ServiceContext } from '../context.js'
 import { MAX_EXPIRY_MS, isExpired, paymentStarted, type CheckoutSessionRecord } from '../domain/checkout-session.js'
 import {
   INVOICE_STATE_WORDS,
+  DEFAULT_TAX_LABEL,
   cannotPayMessage,
   checkCap,
   checkPayable,
@@ -173,6 +174,9 @@ export function updateDraft(ctx: ServiceContext, caller: Caller, id: string, pat
   if (typeof patch.taxLabel === 'string' && patch.taxPercent === undefined && invoice.taxLabel === null) {
     throw invalidRequest('taxPercent is required with taxLabel.', 'taxPercent')
   }
+  const taxPercent = patch.taxPercent ?? invoice.taxPercent
+  // The "Tax" filled in for a tax line without a label goes with that line: at 0 % the draft is as if created without one.
+  const keptLabel = invoice.taxLabel === DEFAULT_TAX_LABEL && taxPercent === 0 ? null : invoice.taxLabel
   const updated: InvoiceRecord = {
     ...invoice,
     customerName: patch.customerName ?? invoice.customerName,
@@ -180,8 +184,8 @@ export function updateDraft(ctx: ServiceContext, caller: Caller, id: string, pat
     items: patch.items ?? invoice.items,
     customerEmail: patch.customerEmail === undefined ? invoice.customerEmail : patch.customerEmail,
     vatNumber: patch.vatNumber === undefined ? invoice.vatNumber : patch.vatNumber,
-    taxLabel: taxLineLabel(patch.taxLabel === undefined ? invoice.taxLabel : patch.taxLabel, patch.taxPercent ?? invoice.taxPercent),
-    taxPercent: patch.taxPercent ?? invoice.taxPercent,
+    taxLabel: taxLineLabel(patch.taxLabel === undefined ? keptLabel : patch.taxLabel, taxPercent),
+    taxPercent,
   }
   ctx.store.put('invoices', updated)
   return present(ctx, updated)

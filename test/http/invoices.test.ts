@@ -193,6 +193,10 @@ describe('send, void and numbering', () => {
     expect((await create(draft())).body).toMatchObject({ taxPercent: 0, taxLabel: null, tax: 0 })
     const edited = (await api.patch(`/_sim/invoices/${(await create(draft())).body.id}`, { taxPercent: 12.5 })).body
     expect(edited).toMatchObject({ taxPercent: 12.5, taxLabel: 'Tax' })
+    // The label filled in goes with the tax line: back to 0 %, the draft is as if created without one.
+    expect((await api.patch(`/_sim/invoices/${edited.id}`, { taxPercent: 0 })).body).toMatchObject({ taxPercent: 0, taxLabel: null, tax: 0 })
+    const vat = (await create(draft({ taxPercent: 12.5, taxLabel: 'VAT' }))).body
+    expect((await api.patch(`/_sim/invoices/${vat.id}`, { taxPercent: 0 })).body).toMatchObject({ taxPercent: 0, taxLabel: 'VAT' })
     const sent = (await send(unlabelled.id)).body
     const page = await (await fetch(sent.url)).text()
     expect(page).toContain('Tax (10%)')
