@@ -34,7 +34,7 @@ describe('Developers', () => {
     expect(page.html).toContain(`sk_test_…${keys.secret.slice(-4)}`)
     expect(page.html).toContain(`pk_test_…${keys.publishable.slice(-4)}`)
     expect(page.html).toContain('You signed in with this key.')
-    expect(page.html).toContain('rotating or revoking that key keeps you signed in')
+    expect(page.html).toContain('revoking it, or the end of its rotation overlap, signs you out here')
     expect(page.html).not.toContain(keys.secret)
     expect(page.html).not.toContain(keys.publishable)
 

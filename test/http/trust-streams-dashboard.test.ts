@@ -89,7 +89,10 @@ describe('dashboard sign-ins last only as long as their key (item 10)', () => {
     await owner.post(`/v1/api-keys/${spare.id}/revoke`)
     const page = await agent.get('/dashboard/developers')
     expect(page.status).toBe(303)
-    expect(page.location).toContain('/dashboard/sign-in')
+    expect(page.location).toBe('/dashboard/sign-in?ended=key')
+    // The sign-in form says why, with a fixed message: nothing of the query is echoed.
+    expect((await agent.get(page.location!)).html).toContain('You were signed out: the key you signed in with was revoked, or its rotation overlap ended.')
+    expect((await agent.get('/dashboard/sign-in?ended=%3Cscript%3E')).html).not.toMatch(/signed out|script/i)
     // A form filled in before the revoke is refused too.
     const minted = await agent.post('/dashboard/developers/keys', { _csrf: /name="_csrf" value="([^"]+)"/.exec(developers.html)![1]!, type: 'secret' })
     expect(minted.status).toBe(403)

@@ -186,6 +186,9 @@ export function errorFlash(error: unknown): Flash | undefined {
  * page (GET) and action (POST) route goes through. Pages call the same
  * services as the API with the session's Caller, so every rule has one home.
  */
+/** `/dashboard/sign-in?ended=key`: the session ended because the key it signed in with was revoked or past its rotation overlap. */
+export const SIGNED_OUT_KEY_ENDED = 'key'
+
 export class DashboardKit {
   constructor(
     readonly ctx: ServiceContext,
@@ -323,10 +326,12 @@ export class DashboardKit {
     // A session lasts only while the key it signed in with still authenticates (revoked, or past its overlap: signed out).
     if (!session || !merchant || !keyStillUsable(this.ctx, session.key)) {
       if (session) this.sessions.end(session.id)
+      // The sign-in form then says why, so that revoking one's own key does not look like a fault.
+      const signIn = dashPath(session && merchant ? `/sign-in?ended=${SIGNED_OUT_KEY_ENDED}` : '/sign-in')
       if (req.method === 'GET' || req.method === 'HEAD') {
-        res.redirect(303, dashPath('/sign-in'))
+        res.redirect(303, signIn)
       } else {
-        res.status(403).type('html').send(this.bare('Signed out', this.render('signed-out', { signIn: dashPath('/sign-in') })))
+        res.status(403).type('html').send(this.bare('Signed out', this.render('signed-out', { signIn })))
       }
       return undefined
     }

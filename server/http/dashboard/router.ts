@@ -7,7 +7,7 @@ import { newToken } from '../../ids.js'
 import { findUsableKey, keyStillUsable } from '../../services/api-keys.js'
 import { safe } from '../../templates.js'
 import { apiRoutes } from '../api-route.js'
-import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, dashPath, dashboardHeaders, readCookie, sameOrigin, sameToken } from './kit.js'
+import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, SIGNED_OUT_KEY_ENDED, dashPath, dashboardHeaders, readCookie, sameOrigin, sameToken } from './kit.js'
 import { registerDevelopersPages } from './pages/developers.js'
 import { registerDoctorPages } from './pages/doctor.js'
 import { registerFaultsPages } from './pages/faults.js'
@@ -58,7 +58,13 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
     res.status(status).type('html').send(kit.bare('Sign in', content))
   }
 
-  router.get('/sign-in', (_req, res) => signInPage(res, 200))
+  router.get('/sign-in', (req, res) =>
+    signInPage(
+      res,
+      200,
+      req.query.ended === SIGNED_OUT_KEY_ENDED ? 'You were signed out: the key you signed in with was revoked, or its rotation overlap ended. Sign in with a key that works.' : undefined,
+    ),
+  )
   router.post('/sign-in', express.urlencoded({ extended: false, limit: '16kb' }), (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Record<string, unknown>
     const token = typeof body._csrf === 'string' ? body._csrf : ''
