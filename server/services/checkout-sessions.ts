@@ -287,6 +287,10 @@ function sendReceipt(ctx: ServiceContext, session: CheckoutSessionRecord, intent
 export function paySession(ctx: ServiceContext, sessionId: string, request: PaySessionRequest): PayResponse {
   const { session, merchant } = sessionForCustomer(ctx, sessionId)
   const now = ctx.clock.now(merchant.id)
+  // As on the hosted page, where a live session shows no outcome control: nothing can decline a live payment here.
+  if (session.mode === 'live' && request.outcome !== 'succeeded') {
+    throw invalidRequest(`A live payment cannot be made to end ${request.outcome}: outcomes are test mode's, and a live payment succeeds.`, 'outcome')
+  }
   if (session.status !== 'pending') throw apiError('invalid_state', `This Checkout Session ${SESSION_STATE_WORDS[session.status]}.`)
   const currentId = session.paymentIntentIds.at(-1)
   let intent = currentId === undefined ? undefined : ctx.store.get('paymentIntents', currentId)

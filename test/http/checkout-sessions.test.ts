@@ -477,6 +477,12 @@ describe('live mode', () => {
     const session = (await create({ amount: 4550, currency: 'FJD', customerEmail: 'buyer@example.test' })).body
     expect(session.mode).toBe('live')
     expect(JSON.stringify(session)).not.toContain('buyer@example.test')
+    // Nothing declines a live payment, as on the hosted page.
+    for (const outcome of ['failed', 'processing']) {
+      const refused = await liveApi.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome })
+      expect([outcome, refused.status, refused.body.error?.param]).toEqual([outcome, 400, 'outcome'])
+    }
+    expect((await liveApi.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('pending')
     await liveApi.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded', provider: 'mycash' })
     const emails = (await liveApi.get('/_sim/emails')).body.data
     expect(emails).toHaveLength(1)
