@@ -6,6 +6,16 @@ import { USAGE_EXIT_CODE } from './usage.js'
 /** Exit code of a failed API call or local failure (file, config, connection). */
 const FAILURE_EXIT_CODE = 1
 
+/** The shell's exit code for a process ended by Ctrl-C (128 + SIGINT's 2). */
+const INTERRUPTED_EXIT_CODE = 130
+
+/** The user pressed Ctrl-C at a question: one line, exit 130, `interrupted` with --json. */
+export class InterruptedError extends Errors.CLIError {
+  constructor(message: string) {
+    super(message, { exit: INTERRUPTED_EXIT_CODE })
+  }
+}
+
 /** What a failed command prints with --json (on stdout) and the code it exits with. */
 export interface ErrorReport {
   envelope: ErrorEnvelope
@@ -15,12 +25,16 @@ export interface ErrorReport {
 /**
  * Every failure as the API's error envelope, so a script reading --json
  * output branches on `error.code` the same way whether the simulator or the
- * CLI itself refused: ApiError keeps its code, a bad command line is
- * `invalid_usage` (exit 2), anything else `unexpected_error`.
+ * CLI itself refused: ApiError keeps its code, a Ctrl-C at a question is
+ * `interrupted` (exit 130), a bad command line is `invalid_usage` (exit 2),
+ * anything else `unexpected_error`.
  */
 export function toErrorReport(error: unknown): ErrorReport {
   if (error instanceof ApiError) return { envelope: error.toEnvelope(), exitCode: FAILURE_EXIT_CODE }
   const message = error instanceof Error ? error.message : String(error)
+  if (error instanceof InterruptedError) {
+    return { envelope: { error: { code: 'interrupted', message } }, exitCode: INTERRUPTED_EXIT_CODE }
+  }
   if (error instanceof Errors.CLIError) {
     return {
       envelope: { error: { code: 'invalid_usage', message } },

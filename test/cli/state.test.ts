@@ -166,4 +166,31 @@ describe('bula state', () => {
     expect(confirmed.stdout).toContain(`Reset merchant ${merchant.merchantId}`)
     expect((await api(merchant).listCheckoutSessions()).data).toEqual([])
   })
+
+  it.skipIf(!hasScript)('takes Ctrl-D at the question as no, and ends on Ctrl-C with one line and exit 130', async () => {
+    const merchant = await busyMerchant()
+    // The key is typed once the question shows: typed earlier, the terminal
+    // itself would turn it into a signal or an end of file before bula asks.
+    const pressAtQuestion = async (key: string) => {
+      const run = execa('script', ['-qec', `node ${BIN} state reset --merchant`, '/dev/null'], {
+        env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), NO_COLOR: '1' },
+        stdin: 'pipe',
+        reject: false,
+      })
+      run.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('[y/N]')) run.stdin.write(key)
+      })
+      return run
+    }
+    const ctrlD = await pressAtQuestion('\u0004')
+    expect(ctrlD.exitCode).toBe(0)
+    expect(ctrlD.stdout).toContain('Nothing was reset.')
+    expect(ctrlD.stdout).not.toContain('AbortError')
+
+    const ctrlC = await pressAtQuestion('\u0003')
+    expect(ctrlC.exitCode).toBe(130)
+    expect(ctrlC.stdout).toContain('Error: Cancelled with Ctrl-C: nothing was changed.')
+    expect(ctrlC.stdout).not.toContain('AbortError')
+    expect((await api(merchant).listCheckoutSessions()).data).toHaveLength(6)
+  })
 })
