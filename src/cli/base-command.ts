@@ -4,7 +4,7 @@ import { BulaClient } from '../client/bula-client.js'
 import { resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
 import { formatApiError, toErrorReport } from './error-report.js'
-import { createColors, formatFields, formatTable, openInBrowser, type Column } from './output.js'
+import { createColors, formatFields, formatTable, openInBrowser, printJson, type Column } from './output.js'
 import { suggestFlags } from './suggest.js'
 
 /** The connection flags every command accepts (see BaseCommand.baseFlags). */
@@ -95,10 +95,8 @@ export abstract class BaseCommand<T> extends Command {
     this.log(this.colors.yellow(text))
   }
 
-  // Plain JSON always: oclif colours it on a TTY and ignores NO_COLOR, and
-  // --json output is for programs.
   protected override logJson(json: unknown): void {
-    ux.stdout(JSON.stringify(json, null, 2))
+    printJson(json)
   }
 
   protected override async catch(error: Errors.CLIError | Error): Promise<unknown> {

@@ -1,3 +1,4 @@
+import { ux } from '@oclif/core'
 import { Chalk, type ChalkInstance } from 'chalk'
 import { formatTime as formatMoment, type TimeFormatOptions } from '../time.js'
 
@@ -12,6 +13,9 @@ export function colorLevel(env: NodeJS.ProcessEnv, detected: ChalkInstance['leve
 
 export const createColors = (env: NodeJS.ProcessEnv, detected: ChalkInstance['level']): ChalkInstance =>
   new Chalk({ level: colorLevel(env, detected) })
+
+/** --json output: the value as indented JSON on stdout, never coloured (it is for programs, and oclif would ignore NO_COLOR). */
+export const printJson = (json: unknown): void => ux.stdout(JSON.stringify(json, null, 2))
 
 /** A Unix-ms timestamp as people read it, Fiji time with UTC beside it (src/time.ts); `-` for none. */
 export const formatTime = (ms: number | null | undefined, options?: TimeFormatOptions): string => (ms == null ? '-' : formatMoment(ms, options))

@@ -113,6 +113,20 @@ describe('failures before the simulator answers', () => {
     expect(far.stderr).not.toContain('Did you mean')
   })
 
+  it('answers a mistyped command with --json as the invalid_usage envelope on stdout, exit 2', async () => {
+    const json = await runCli(['sessionz', '--json'])
+    expect(json.exitCode).toBe(2)
+    expect(parseJsonOutput(json)).toEqual({
+      error: { code: 'invalid_usage', message: '`bula sessionz` is not a bula command. Did you mean `bula sessions`? Run `bula help` for the list of commands.' },
+    })
+    expect(json.stderr).toBe('')
+    // After `--`, --json is an argument, not the flag.
+    const passedOn = await runCli(['sessionz', '--', '--json'])
+    expect(passedOn.exitCode).toBe(2)
+    expect(passedOn.stdout).toBe('')
+    expect(readable(passedOn.stderr)).toContain('`bula sessionz` is not a bula command.')
+  })
+
   it('names the flag that was probably meant, also with --json (issue 14)', async () => {
     const typo = await runCli(['sessions', 'create', '--ammount', '5'])
     expect(typo.exitCode).toBe(2)
