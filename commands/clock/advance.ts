@@ -55,7 +55,10 @@ export default class ClockAdvance extends BaseCommand<AdvanceClockResponse> {
 }
 
 function advanceRequest(duration: number | undefined, to: number | undefined): AdvanceClockRequest {
-  if (duration !== undefined && to === undefined) return { ms: duration }
-  if (to !== undefined && duration === undefined) return { to }
-  throw usageError('Give either a duration (e.g. `bula clock advance 2h`) or --to <time>, not both.')
+  if (duration !== undefined && to !== undefined) {
+    throw usageError('Give either a duration (e.g. `bula clock advance 2h`) or --to <time>, not both.')
+  }
+  if (duration !== undefined) return { ms: duration }
+  if (to !== undefined) return { to }
+  throw usageError('Say how far to move the clock: a duration (e.g. `bula clock advance 2h`) or --to <time>.')
 }

@@ -89,9 +89,17 @@ describe('failures before the simulator answers', () => {
     expect(human.exitCode).toBe(2)
     expect(human.stderr).toContain('Invalid duration "2 days"')
 
+    // Neither a duration nor --to: the message says what is missing, not that there are two.
     const json = await runCli(['clock', 'advance', '--json'])
     expect(json.exitCode).toBe(2)
-    expect(parseJsonOutput(json)).toEqual({ error: { code: 'invalid_usage', message: expect.stringContaining('either a duration') } })
+    expect(parseJsonOutput(json)).toEqual({
+      error: { code: 'invalid_usage', message: 'Say how far to move the clock: a duration (e.g. `bula clock advance 2h`) or --to <time>.' },
+    })
+    const both = await runCli(['clock', 'advance', '2h', '--to', '2026-02-02T00:00:00Z', '--json'])
+    expect(both.exitCode).toBe(2)
+    expect(parseJsonOutput(both)).toEqual({
+      error: { code: 'invalid_usage', message: 'Give either a duration (e.g. `bula clock advance 2h`) or --to <time>, not both.' },
+    })
 
     const missingFlag = await runCli(['keys', 'create', '--json'])
     expect(missingFlag.exitCode).toBe(2)
