@@ -1,6 +1,6 @@
 import { Flags, ux } from '@oclif/core'
 import { chalkStderr } from 'chalk'
-import { createColors } from '../src/cli/output.js'
+import { createColors, plural } from '../src/cli/output.js'
 import { BaseCommand } from '../src/cli/base-command.js'
 import { usageParser } from '../src/cli/usage.js'
 import { resolveConnection } from '../src/config/profiles.js'
@@ -82,11 +82,11 @@ export default class Conformance extends BaseCommand<ConformanceResult> {
     this.log('')
     if (!result.sim) this.log(this.colors.dim('The target has no /_sim: cases that need the simulator\'s controls were skipped.'))
     this.log(`${this.colors.green(`${passed} passed`)}, ${failed > 0 ? this.colors.red(`${failed} failed`) : '0 failed'}, ${skipped} skipped in ${(result.durationMs / 1000).toFixed(1)}s.`)
-    if (result.recorded) this.log(`Recorded ${result.cases.length} cases in ${result.recorded}.`)
+    if (result.recorded) this.log(`Recorded ${plural(result.cases.length, 'case')} in ${result.recorded}.`)
     if (result.differences) {
       if (result.differences.length === 0) this.log(this.colors.green(`No difference from ${flags.compare}.`))
       else {
-        this.log(this.colors.red(`${result.differences.length} difference${result.differences.length === 1 ? '' : 's'} from ${flags.compare}:`))
+        this.log(this.colors.red(`${plural(result.differences.length, 'difference')} from ${flags.compare}:`))
         for (const difference of result.differences) this.log(`  ${this.colors.bold(difference.case)}: ${difference.message}`)
       }
     }

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { toJsonFileText, writeOutputFile } from '../../src/cli/files.js'
+import { plural } from '../../src/cli/output.js'
 import { exportActivityFixture, type ActivityFixture } from '../../src/fixtures/export.js'
 
 export interface EventsExportResult extends ActivityFixture {
@@ -41,7 +42,7 @@ export default class EventsExport extends BaseCommand<EventsExportResult> {
       return { ...exported, file: null }
     }
     await writeOutputFile(flags.out, toJsonFileText(exported.fixture), { force: flags.force, param: 'out' })
-    this.log(`Wrote ${exported.fixture.steps.length} steps remaking ${exported.events - exported.skipped.length} of ${exported.events} events to ${flags.out}.`)
+    this.log(`Wrote ${plural(exported.fixture.steps.length, 'step')} remaking ${exported.events - exported.skipped.length} of ${plural(exported.events, 'event')} to ${flags.out}.`)
     return { ...exported, file: flags.out }
   }
 }

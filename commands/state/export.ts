@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { toJsonFileText, writeOutputFile } from '../../src/cli/files.js'
+import { plural } from '../../src/cli/output.js'
 import { countObjects } from '../../src/state/state-file.js'
 
 export interface StateExportResult {
@@ -37,7 +38,7 @@ export default class StateExport extends BaseCommand<StateExportResult> {
     const state = await (await this.client(flags)).exportState()
     await writeOutputFile(args.file, toJsonFileText(state), { force: flags.force, param: 'file', secret: true })
     const objects = countObjects(state)
-    this.log(`Wrote ${objects} objects of merchant ${state.merchantId} to ${args.file}.`)
+    this.log(`Wrote ${plural(objects, 'object')} of merchant ${state.merchantId} to ${args.file}.`)
     return { file: args.file, merchantId: state.merchantId, objects }
   }
 }

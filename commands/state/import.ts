@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { plural } from '../../src/cli/output.js'
 import type { ImportStateResponse } from '../../src/client/bula-client.js'
 import { readStateFile } from '../../src/state/state-file.js'
 
@@ -26,7 +27,7 @@ export default class StateImport extends BaseCommand<ImportStateResponse> {
     const { args, flags } = await this.parse(StateImport)
     const state = await readStateFile(args.file)
     const imported = await (await this.client(flags)).importState(state)
-    this.log(`Imported ${imported.imported} objects into merchant ${imported.merchantId} from ${args.file}.`)
+    this.log(`Imported ${plural(imported.imported, 'object')} into merchant ${imported.merchantId} from ${args.file}.`)
     return imported
   }
 }

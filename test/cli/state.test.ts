@@ -103,7 +103,8 @@ describe('bula state', () => {
     expect(await readFile(file, 'utf8')).toBe('mine')
     const forced = await runCli(['state', 'export', file, '--force'], { env: merchant.env })
     expect(forced.exitCode, forced.stderr).toBe(0)
-    expect(forced.stdout).toMatch(new RegExp(`^Wrote \\d+ objects of merchant ${merchant.merchantId} to .+kept\\.json\\.$`))
+    // A new merchant's state is the merchant alone: one object, in the singular.
+    expect(forced.stdout).toMatch(new RegExp(`^Wrote 1 object of merchant ${merchant.merchantId} to .+kept\\.json\\.$`))
     // It holds the endpoints' signing secrets: readable by its owner only, also when it replaced a file.
     await expectMode(file, 0o600)
   })

@@ -1,6 +1,6 @@
 import { Chalk } from 'chalk'
 import { describe, expect, it } from 'vitest'
-import { colorLevel, formatFields, formatTable, formatTime } from '../../src/cli/output.js'
+import { colorLevel, formatFields, formatTable, formatTime, plural } from '../../src/cli/output.js'
 import { formatFjd, formatMoney } from '../../src/money.js'
 
 const plain = new Chalk({ level: 0 })
@@ -18,6 +18,14 @@ describe('colorLevel', () => {
 })
 
 describe('formatters', () => {
+  it('counts in the singular for one only: 1 object, not 1 objects', () => {
+    expect(plural(1, 'object')).toBe('1 object')
+    expect(plural(0, 'object')).toBe('0 objects')
+    expect(plural(2, 'object')).toBe('2 objects')
+    expect(plural(1, 'delivery', 'deliveries')).toBe('1 delivery')
+    expect(plural(3, 'delivery', 'deliveries')).toBe('3 deliveries')
+  })
+
   it('formats FJD cents as people read them everywhere: FJ$ (issue 14)', () => {
     expect(formatFjd(0)).toBe('FJ$0.00')
     expect(formatFjd(5)).toBe('FJ$0.05')
