@@ -21,7 +21,8 @@ function userFacingFiles(): { file: string; text: string }[] {
 /** Ways a text can name the package `bula` rather than `bula-tools`. */
 const NAMES_THE_PACKAGE = [
   { what: 'npm install of bula', pattern: /\bnpm\s+(?:install|i|add)\b[^\n`]*?(?<![\w@/.-])bula(?![\w-])/ },
-  { what: 'an import of bula', pattern: /(?:from\s+|import\s*\(\s*|require\s*\(\s*)['"]bula(?:\/[^'"]*)?['"]/ },
+  // Quoted as code or in prose: "imports verifyWebhook from `bula`" points at the same package.
+  { what: 'an import of bula', pattern: /(?:from\s+|import\s*\(\s*|require\s*\(\s*)['"`]bula(?:\/[^'"`]*)?['"`]/ },
   { what: 'a bula dependency', pattern: /"bula"\s*:\s*"/ },
 ]
 
@@ -52,6 +53,8 @@ describe('the package is bula-tools everywhere a user reads', () => {
     expect(imported!.test("import { verifyWebhook } from 'bula'")).toBe(true)
     expect(imported!.test("import { startSimulator } from 'bula/testing'")).toBe(true)
     expect(imported!.test("import { startSimulator } from 'bula-tools/testing'")).toBe(false)
+    expect(imported!.test('with `verifyWebhook` from `bula`')).toBe(true)
+    expect(imported!.test('with `verifyWebhook` from `bula-tools`')).toBe(false)
     expect(dependency!.test('{"dependencies": {"bula": "^0.1.0"}}')).toBe(true)
   })
 })
