@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { formatInvoice } from '../../src/cli/fields.js'
+import { invoiceFormatter } from '../../src/cli/fields.js'
 import { createInvoiceRequest, idempotencyKeyFlag, invoiceFieldFlags, readInvoiceFile } from '../../src/cli/invoice-inputs.js'
 import { withRetryHint } from '../../src/cli/error-report.js'
 import { newIdempotencyKey } from '../../src/client/bula-client.js'
@@ -33,10 +33,12 @@ export default class InvoicesCreate extends BaseCommand<Invoice> {
     const { flags } = await this.parse(InvoicesCreate)
     const body = flags.file === undefined ? createInvoiceRequest(flags) : await readInvoiceFile(flags.file)
     const idempotencyKey = flags['idempotency-key'] ?? newIdempotencyKey()
-    const invoice = await (await this.client(flags)).createInvoice(body, idempotencyKey).catch((error: unknown) => {
+    const client = await this.client(flags)
+    const format = this.jsonEnabled() ? undefined : await invoiceFormatter(client, this.colors)
+    const invoice = await client.createInvoice(body, idempotencyKey).catch((error: unknown) => {
       throw withRetryHint(error, idempotencyKey, 'The invoice may have been created')
     })
-    this.log(formatInvoice(invoice, this.colors))
+    if (format) this.log(format(invoice))
     return invoice
   }
 }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { formatInvoice } from '../../src/cli/fields.js'
+import { invoiceFormatter } from '../../src/cli/fields.js'
 import { invoiceFieldFlags, invoiceIdArg, updateInvoiceRequest } from '../../src/cli/invoice-inputs.js'
 import type { Invoice } from '../../src/schemas/index.js'
 
@@ -30,8 +30,10 @@ export default class InvoicesEdit extends BaseCommand<Invoice> {
   async run(): Promise<Invoice> {
     const { args, flags } = await this.parse(InvoicesEdit)
     const changes = updateInvoiceRequest(flags)
-    const invoice = await (await this.client(flags)).updateInvoice(args.id, changes)
-    this.log(formatInvoice(invoice, this.colors))
+    const client = await this.client(flags)
+    const format = this.jsonEnabled() ? undefined : await invoiceFormatter(client, this.colors)
+    const invoice = await client.updateInvoice(args.id, changes)
+    if (format) this.log(format(invoice))
     return invoice
   }
 }

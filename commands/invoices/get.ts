@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { formatInvoice } from '../../src/cli/fields.js'
+import { invoiceFormatter } from '../../src/cli/fields.js'
 import { invoiceIdArg } from '../../src/cli/invoice-inputs.js'
 import type { Invoice } from '../../src/schemas/index.js'
 
@@ -14,8 +14,10 @@ export default class InvoicesGet extends BaseCommand<Invoice> {
 
   async run(): Promise<Invoice> {
     const { args, flags } = await this.parse(InvoicesGet)
-    const invoice = await (await this.client(flags)).getInvoice(args.id)
-    this.log(formatInvoice(invoice, this.colors))
+    const client = await this.client(flags)
+    const format = this.jsonEnabled() ? undefined : await invoiceFormatter(client, this.colors)
+    const invoice = await client.getInvoice(args.id)
+    if (format) this.log(format(invoice))
     return invoice
   }
 }

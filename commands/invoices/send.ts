@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { formatInvoice } from '../../src/cli/fields.js'
+import { invoiceFormatter } from '../../src/cli/fields.js'
 import { idempotencyKeyFlag, invoiceIdArg } from '../../src/cli/invoice-inputs.js'
 import { withRetryHint } from '../../src/cli/error-report.js'
 import { newIdempotencyKey } from '../../src/client/bula-client.js'
@@ -27,10 +27,12 @@ export default class InvoicesSend extends BaseCommand<Invoice> {
   async run(): Promise<Invoice> {
     const { args, flags } = await this.parse(InvoicesSend)
     const idempotencyKey = flags['idempotency-key'] ?? newIdempotencyKey()
-    const invoice = await (await this.client(flags)).sendInvoice(args.id, idempotencyKey).catch((error: unknown) => {
+    const client = await this.client(flags)
+    const format = this.jsonEnabled() ? undefined : await invoiceFormatter(client, this.colors)
+    const invoice = await client.sendInvoice(args.id, idempotencyKey).catch((error: unknown) => {
       throw withRetryHint(error, idempotencyKey, 'The invoice may have been sent')
     })
-    this.log(formatInvoice(invoice, this.colors))
+    if (format) this.log(format(invoice))
     return invoice
   }
 }

@@ -1,4 +1,5 @@
 import type { ChalkInstance } from 'chalk'
+import type { BulaClient } from '../client/bula-client.js'
 import type { CheckoutSession, Email, Invoice, InvoiceItem, PaymentIntent, Payout, Settings, Verification } from '../schemas/index.js'
 import { formatFields, formatTable, formatTime, type Column } from './output.js'
 import { describeDestination } from '../payout-destination.js'
@@ -64,15 +65,15 @@ export function paymentIntentFields(intent: PaymentIntent): Fields {
   return fields
 }
 
-const invoiceFields = (invoice: Invoice): Fields => [
+const invoiceFields = (invoice: Invoice, settingsVatNumber: string | null): Fields => [
   ['id', String(invoice.id)],
   ['number', invoice.number ?? '-'],
   ['status', invoice.overdue ? `${invoice.status} (overdue)` : invoice.status],
   ['mode', invoice.mode],
   ['customer', invoice.customerName],
   ['email', invoice.customerEmail ?? '-'],
-  // The API's vatNumber is the invoice's own; without one, the documents show the number in Settings.
-  ['vat number', invoice.vatNumber ?? 'from settings, if set'],
+  // The API's vatNumber is the invoice's own; without one, its PDF, hosted page and e-mail show the number in settings.
+  ['vat number', invoice.vatNumber ?? (settingsVatNumber === null ? '-' : `${settingsVatNumber} (from settings)`)],
   ['due date', formatDay(invoice.dueDate)],
   ['url', invoice.url],
   ['created', formatTime(invoice.createdAt)],
@@ -92,20 +93,34 @@ const invoiceItemColumns: ReadonlyArray<Column<InvoiceItem>> = [
 const taxLineOf = (invoice: Invoice): string =>
   invoice.taxLabel === null && invoice.taxPercent === 0 ? '' : ` (${invoice.taxLabel ?? 'Tax'} ${invoice.taxPercent}%)`
 
-/** An Invoice as its fields, the table of its items, then the money. */
-export function formatInvoice(invoice: Invoice, colors: ChalkInstance): string {
+/**
+ * An Invoice as its fields, the table of its items, then the money. Its VAT
+ * number is the one its documents show: its own, else `settingsVatNumber`.
+ */
+export function formatInvoice(invoice: Invoice, settingsVatNumber: string | null, colors: ChalkInstance): string {
   const totals: Fields = [
     ['subtotal', formatFjd(invoice.subtotal)],
     ['tax', formatFjd(invoice.tax) + taxLineOf(invoice)],
     ['total', formatFjd(invoice.total)],
   ]
   return [
-    formatFields(invoiceFields(invoice), colors),
+    formatFields(invoiceFields(invoice, settingsVatNumber), colors),
     '',
     formatTable(invoice.items, invoiceItemColumns, colors),
     '',
     formatFields(totals, colors),
   ].join('\n')
+}
+
+/**
+ * formatInvoice with the settings' VAT number, for human output only (--json
+ * prints the API's Invoice, which has no need of it). Settings are read
+ * before the command sends its own request, so a failed read cannot hide a
+ * change that the command made.
+ */
+export async function invoiceFormatter(client: BulaClient, colors: ChalkInstance): Promise<(invoice: Invoice) => string> {
+  const { vatNumber } = await client.getSettings()
+  return (invoice) => formatInvoice(invoice, vatNumber, colors)
 }
 
 export function payoutFields(payout: Payout): Fields {

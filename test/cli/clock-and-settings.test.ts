@@ -82,18 +82,24 @@ describe('settings', () => {
     expect(wallet.stdout).toMatch(/^display name:\s+Kai Store$/m)
   })
 
-  it('sets the merchant\'s VAT number, which an invoice without its own takes from Settings, and clears it (issue 14)', async () => {
+  it('sets the merchant\'s VAT number, which an invoice without its own takes from Settings and shows, and clears it (issue 14)', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     const set = await cli(merchant, ['settings', 'set', '--vat-number', '50-12345-0-1'])
     expect(set.exitCode, set.stderr).toBe(0)
     expect(set.stdout).toMatch(/^vat number:\s+50-12345-0-1$/m)
     const invoice = await cli(merchant, ['invoices', 'create', '--customer', 'Mere Vula', '--item', 'Kava bowl:2:45.50', '--tax', 'VAT:12.5', '--due', '2026-12-31'])
     expect(invoice.exitCode, invoice.stderr).toBe(0)
-    // The API's vatNumber is the invoice's own (none here); its documents show Settings' (test/http/invoice-vat.test.ts).
-    expect(invoice.stdout).toMatch(/^vat number:\s+from settings, if set$/m)
+    // The API's vatNumber is the invoice's own (none here); its documents show Settings' (test/http/invoice-vat.test.ts), and so does the CLI.
+    expect(invoice.stdout).toMatch(/^vat number:\s+50-12345-0-1 \(from settings\)$/m)
     expect(invoice.stdout).toMatch(/^tax:\s+FJ\$11\.38 \(VAT 12\.5%\)$/m)
+    const id = /^id:\s+(\d+)$/m.exec(invoice.stdout)![1]!
+    const own = await cli(merchant, ['invoices', 'edit', id, '--vat-number', '61-99999-0-2'])
+    expect(own.stdout).toMatch(/^vat number:\s+61-99999-0-2$/m)
+    expect((await cli(merchant, ['invoices', 'get', id, '--json'])).stdout).toContain('"vatNumber": "61-99999-0-2"')
     const cleared = await cli(merchant, ['settings', 'set', '--clear-vat-number', '--json'])
     expect(settingsSchema.parse(parseJsonOutput(cleared)).vatNumber).toBeNull()
+    await cli(merchant, ['invoices', 'edit', id, '--clear-vat-number'])
+    expect((await cli(merchant, ['invoices', 'get', id])).stdout).toMatch(/^vat number:\s+-$/m)
     const both = await cli(merchant, ['settings', 'set', '--clear-vat-number', '--vat-number', 'x'])
     expect(both.exitCode).toBe(2)
   })
