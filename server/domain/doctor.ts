@@ -8,6 +8,7 @@ import type {
   Mode,
   VerificationStatus,
 } from '../../src/schemas/index.js'
+import { formatTime } from '../../src/time.js'
 import { isAllowedUrl } from './urls.js'
 
 // `bula doctor`: what the merchant's own traffic says about their
@@ -15,6 +16,10 @@ import { isAllowedUrl } from './urls.js'
 // integration; a finding names the rule, shows the requests, events and
 // times that broke it, and says how to fix it. Pure: the service gathers
 // the merchant's request log, deliveries, endpoints and sessions of one mode.
+
+/** Why an attempt got no answer: a timeout already says how long it waited ("timed out after 10000 ms"), anything else gets the time it took. */
+const noAnswerNote = (attempt: { error: string | null; latencyMs: number }): string =>
+  attempt.error?.startsWith('timed out') ? attempt.error : `${attempt.error ?? 'no answer'} after ${attempt.latencyMs} ms`
 
 /** A create sent again within this long, with the same body and a new key, is a retry that changed its key. */
 export const RETRY_WINDOW_MS = 60_000
@@ -89,7 +94,6 @@ export interface DoctorInput {
 
 const pathOf = (request: DoctorRequest): string => request.path.split('?')[0]!
 const isSuccess = (status: number | null): boolean => status !== null && status >= 200 && status < 300
-const iso = (ms: number): string => new Date(ms).toISOString()
 const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`
 
 /** What a create path makes. */
@@ -261,7 +265,7 @@ function webhookAnswers(input: DoctorInput): DoctorFinding[] {
       severity: 'error',
       title: `Webhook endpoint did not answer ${plural(noAnswer.length, 'delivery', 'deliveries')} (timed out or unreachable): ${urlsOf(noAnswer)}`,
       rule: 'A receiver is up at its registered URL and answers within the timeout; a delivery without an answer is failed and retried later.',
-      evidence: capped(noAnswer.map((failed) => attemptEvidence(failed, `${failed.attempt.error ?? 'no answer'} after ${failed.attempt.latencyMs} ms`))),
+      evidence: capped(noAnswer.map((failed) => attemptEvidence(failed, noAnswerNote(failed.attempt)))),
       fix: 'Keep the receiver running at the registered URL, and answer before doing slow work (queue it, answer 2xx, then process).',
     })
   }
@@ -296,7 +300,7 @@ function unverifiedEndpoints(input: DoctorInput): DoctorFinding[] {
             at: last.at,
             eventId: last.eventId,
             objectId: endpoint.id,
-            note: `${endpoint.url}, registered ${iso(endpoint.createdAt)}: webhook.verified answered ${answered} (${plural(endpoint.verificationAttempts.length, 'attempt')})`,
+            note: `${endpoint.url}, registered ${formatTime(endpoint.createdAt, { seconds: true })}: webhook.verified answered ${answered} (${plural(endpoint.verificationAttempts.length, 'attempt')})`,
           })
         }),
       ),
@@ -350,7 +354,7 @@ function polling(input: DoctorInput): DoctorFinding[] {
         at: first.at,
         requestId: first.requestId,
         objectId: path.slice(path.lastIndexOf('/') + 1),
-        note: `GET ${path} ${busiest.count} times in a minute, from ${iso(first.at)} (${first.requestId}) to ${iso(last.at)} (${last.requestId})`,
+        note: `GET ${path} ${busiest.count} times in a minute, from ${formatTime(first.at, { seconds: true })} (${first.requestId}) to ${formatTime(last.at, { seconds: true })} (${last.requestId})`,
       }),
     )
   }

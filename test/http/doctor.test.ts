@@ -174,7 +174,7 @@ describe('webhook endpoints', () => {
       const shop = await withEndpoint(r, running.baseUrl)
       await shop.pay((await shop.create('order-1')).body.id)
       await deliveriesAttempted(shop.api, 'checkout_session.succeeded')
-      expect(await shop.finding('webhook-no-answer')).toMatchObject({ evidence: expect.arrayContaining([expect.objectContaining({ note: expect.stringContaining('timed out after 300 ms') })]) })
+      expect(await shop.finding('webhook-no-answer')).toMatchObject({ evidence: expect.arrayContaining([expect.objectContaining({ note: expect.stringMatching(/timed out after 300 ms$/) })]) })
       expect(await shop.finding('webhook-slow')).toBeUndefined()
     })
   })
@@ -225,6 +225,9 @@ describe('polling', () => {
     await shop.api.get(`/v1/checkout-sessions/${session.id}`)
     const found = (await shop.finding('polling'))!
     expect(found).toMatchObject({ severity: 'warning', evidence: [expect.objectContaining({ objectId: session.id, note: expect.stringContaining(`${POLL_LIMIT_PER_MINUTE + 1} times in a minute`) })] })
+    // Times as the rest of the CLI prints them (Fiji time, then UTC), not ISO strings.
+    expect(found.evidence[0]!.note).toMatch(/from \d+ \w+ \d{4}, \d\d:\d\d:\d\d FJT/)
+    expect(found.evidence[0]!.note).not.toMatch(/\d{4}-\d\d-\d\dT/)
   })
 })
 

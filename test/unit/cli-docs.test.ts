@@ -34,7 +34,7 @@ describe('docs/cli.md', () => {
   })
 
   it('webhooks check: counts and names every case the check sends', async () => {
-    const result = await checkWebhookReceiver({ url: 'http://receiver.test/webhooks', secret: 'whsec_docs', timeoutMs: 1000, send: async () => ({ status: 200, text: async () => '' }) })
+    const result = await checkWebhookReceiver({ url: 'http://receiver.test/webhooks', secret: 'whsec_docs', timeoutMs: 1000, send: async () => ({ status: 200, body: null }) })
     const text = section('webhooks check')
     expect(text).toContain(`Sends your receiver ${NUMBER_WORDS[result.cases.length]} `)
     for (const { name } of result.cases) expect(text).toContain(`\`${name}\``)
