@@ -18,16 +18,37 @@ function jsonRequested(argv: readonly string[]): boolean {
  * It replaces @oclif/plugin-not-found, which only suggests when it can ask
  * on a terminal, so a script or CI log got no hint at all.
  */
-const hook: Hook.CommandNotFound = async function ({ id, argv = [], config }) {
+const hook: Hook.CommandNotFound = async function ({ id, config }) {
+  // The words as typed: when the words after a command that takes no argument
+  // hold colons (a URL), oclif also counts them as separators and drops as many
+  // words again from the argv it passes here, --json among them.
+  const words = process.argv.slice(2)
   const names = [
     ...config.commands.filter((command) => !command.hidden).flatMap((command) => [command.id, ...command.aliases]),
     ...config.topics.filter((topic) => !topic.hidden).map((topic) => topic.name),
   ]
-  const suggestion = nearest(id, new Set(names))
   const shown = (name: string): string => `${config.bin} ${toConfiguredId(name, config)}`
-  const hint = suggestion === undefined ? '' : ` Did you mean \`${shown(suggestion)}\`?`
-  const error = usageError(`\`${shown(id)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list of commands.`)
-  if (!jsonRequested(argv)) throw error
+  // oclif reads the words after a command that takes no argument as part of its name: `bula conformance http://…`.
+  const command = config.commands
+    .map((candidate) => candidate.id)
+    .filter((candidate) => id.startsWith(`${candidate}:`))
+    .sort((a, b) => b.length - a.length)[0]
+  const notACommand = (): string => {
+    const suggestion = nearest(id, new Set(names))
+    const hint = suggestion === undefined ? '' : ` Did you mean \`${shown(suggestion)}\`?`
+    return `\`${shown(id)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list of commands.`
+  }
+  const extra = (name: string): string => {
+    const after = words.slice(name.split(':').length)
+    const firstFlag = after.findIndex((word) => word.startsWith('-'))
+    return after.slice(0, firstFlag === -1 ? undefined : firstFlag).join(' ')
+  }
+  const message =
+    command === undefined
+      ? notACommand()
+      : `\`${shown(command)}\` takes no argument (got \`${extra(command)}\`). Run \`${shown(command)} --help\` for its flags.`
+  const error = usageError(message)
+  if (!jsonRequested(words)) throw error
   const report = toErrorReport(error)
   printJson(report.envelope)
   this.exit(report.exitCode)

@@ -121,6 +121,17 @@ describe('failures before the simulator answers', () => {
     expect(far.stderr).not.toContain('Did you mean')
   })
 
+  it('says that a command takes no argument, rather than that it does not exist (oclif reads the words into its name)', async () => {
+    const result = await runCli(['conformance', 'http://127.0.0.1:4111', '--json'])
+    expect(result.exitCode).toBe(2)
+    expect(parseJsonOutput(result)).toEqual({
+      error: { code: 'invalid_usage', message: '`bula conformance` takes no argument (got `http://127.0.0.1:4111`). Run `bula conformance --help` for its flags.' },
+    })
+    const words = await runCli(['conformance', 'extra', 'words'])
+    expect(words.exitCode).toBe(2)
+    expect(readable(words.stderr)).toContain('`bula conformance` takes no argument (got `extra words`).')
+  })
+
   it('answers a mistyped command with --json as the invalid_usage envelope on stdout, exit 2', async () => {
     const json = await runCli(['sessionz', '--json'])
     expect(json.exitCode).toBe(2)
