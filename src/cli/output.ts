@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { ux } from '@oclif/core'
 import { Chalk, type ChalkInstance } from 'chalk'
 import { formatTime as formatMoment, type TimeFormatOptions } from '../time.js'
@@ -48,8 +49,30 @@ export function formatTable<Row>(rows: readonly Row[], columns: ReadonlyArray<Co
   return [header, ...cells.map(render)].join('\n')
 }
 
-/** Starts the default browser on `url`; `open` is loaded here so that other commands never pay for it. */
+/**
+ * How long the opener (xdg-open, `open`, `start`) has to fail before the
+ * browser counts as started: xdg-open without a display gives up at once,
+ * while one that starts a browser may keep running with it.
+ */
+const OPENER_GRACE_MS = 1_000
+
+/**
+ * Starts the default browser on `url`, and rejects when the opener could
+ * not (xdg-open without a display exits 3), so that the caller prints the
+ * URL instead of claiming a window opened. `open` is loaded here so that
+ * other commands never pay for it.
+ */
 export async function openInBrowser(url: string): Promise<void> {
   const { default: open } = await import('open')
-  await open(url)
+  const opener = await open(url)
+  const failure = await new Promise<string | undefined>((resolve) => {
+    const started = setTimeout(() => resolve(undefined), OPENER_GRACE_MS)
+    const settle = (reason: string | undefined): void => {
+      clearTimeout(started)
+      resolve(reason)
+    }
+    opener.once('error', (error) => settle(error.message))
+    opener.once('exit', (code) => settle(code ? `${path.basename(opener.spawnfile)} exited with ${code}` : undefined))
+  })
+  if (failure !== undefined) throw new Error(failure)
 }
