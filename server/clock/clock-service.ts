@@ -32,6 +32,8 @@ const MAX_TIMER_MS = 60_000
 const SCAN_SLICE = 2_000
 /** How often housekeeping runs as real time passes (besides after every tick and advance). */
 const SWEEP_INTERVAL_MS = 10 * 60_000
+/** How long a finished network job's record waits to be written with others that finish about then. */
+const SETTLED_COMMIT_MS = 20
 /** Jobs of one merchant waiting on the network (webhook deliveries) at once: receivers are called concurrently, within this bound. */
 export const MAX_IN_FLIGHT = 16
 
@@ -79,6 +81,7 @@ export class ClockService {
   private scanning: Promise<void> | null = null
   private scanGeneration = 0
   private sweepTimer: NodeJS.Timeout | undefined
+  private settledCommit: NodeJS.Timeout | undefined
   private timer: NodeJS.Timeout | undefined
   private timerAt = Infinity
   private running = false
@@ -296,6 +299,9 @@ export class ClockService {
     this.stopped = true
     clearTimeout(this.timer)
     clearInterval(this.sweepTimer)
+    // What it would have written, the store's close writes.
+    clearTimeout(this.settledCommit)
+    this.settledCommit = undefined
     this.timer = undefined
     this.scanGeneration++
     await this.scanning
@@ -457,7 +463,11 @@ export class ClockService {
    */
   private jobSettled(): void {
     if (this.stopped) return
-    this.deps.store.commit().catch((error: unknown) => this.deps.onError(error, 'writing what a finished job recorded'))
+    // One write for the answers that come in together (the deliveries of one payment), not one each.
+    this.settledCommit ??= setTimeout(() => {
+      this.settledCommit = undefined
+      this.deps.store.commit().catch((error: unknown) => this.deps.onError(error, 'writing what a finished job recorded'))
+    }, SETTLED_COMMIT_MS)
     this.arm()
   }
 
