@@ -24,9 +24,6 @@ const withSecret = (endpoint: WebhookEndpointRecord, now: number): WebhookEndpoi
   secret: endpoint.secrets[0]!.secret,
 })
 
-/** Why an endpoint URL with credentials is refused, on registration and in an import. */
-export const CREDENTIALS_REFUSED = 'url must not hold a user name or password: every delivery is signed with the endpoint secret instead.'
-
 /** The endpoint hears the mode of the key that registered it. */
 export function registerEndpoint(ctx: ServiceContext, caller: Caller, request: CreateWebhookEndpointRequest): WebhookEndpointWithSecret {
   if (!isAllowedUrl(request.url, caller.mode, ctx.allowedHosts)) {
@@ -35,7 +32,7 @@ export function registerEndpoint(ctx: ServiceContext, caller: Caller, request: C
       'url',
     )
   }
-  if (hasCredentials(request.url)) throw invalidRequest(CREDENTIALS_REFUSED, 'url')
+  if (hasCredentials(request.url)) throw invalidRequest('url must not hold a user name or password: every delivery is signed with the endpoint secret instead.', 'url')
   const now = ctx.clock.now(caller.merchant.id)
   const endpoint: WebhookEndpointRecord = {
     id: newId('we'),
