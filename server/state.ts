@@ -1,5 +1,6 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises'
-import { parseRecord, recordPath, type RecordCollection } from './domain/records.js'
+import { INVOICE_ID_COUNTER, MAX_IMPORTED_INVOICE_ID } from './domain/invoice.js'
+import { parseRecord, recordPath, type CounterRecord, type InvoiceRecord, type RecordCollection } from './domain/records.js'
 import { COLLECTION_NAMES, type Collections } from './store/collections.js'
 import type { Store } from './store/types.js'
 
@@ -50,6 +51,8 @@ export function checkState(parsed: unknown, source: string): StateFile {
   if (state?.format !== 'bula-state' || state.version !== 1 || typeof state.collections !== 'object' || state.collections === null) {
     throw new Error(`${source} is not a bula state file of version 1 (expected {"format":"bula-state","version":1,"collections":{...}}).`)
   }
+  const unknown = Object.keys(state).find((field) => !['format', 'version', 'collections'].includes(field))
+  if (unknown !== undefined) throw new Error(`${source}: unknown field "${unknown}" (a state file holds format, version and collections).`)
   const collections: Partial<Record<RecordCollection, { id: string }[]>> = {}
   try {
     for (const [name, docs] of Object.entries(state.collections)) {
@@ -70,6 +73,17 @@ export function checkState(parsed: unknown, source: string): StateFile {
         if (owner !== undefined && !merchants.has(owner)) throw new Error(`${recordPath(name, index, 'merchantId')} names no merchant of the file.`)
       })
     }
+    // The shared invoice counter moves past the file's ids (replaceState): each must leave it room.
+    ;((collections.invoices ?? []) as InvoiceRecord[]).forEach((invoice, index) => {
+      if (invoice.invoiceId > MAX_IMPORTED_INVOICE_ID) {
+        throw new Error(`${recordPath('invoices', index, 'invoiceId')} is above ${MAX_IMPORTED_INVOICE_ID}, the highest invoice id a state file may hold.`)
+      }
+    })
+    ;((collections.counters ?? []) as CounterRecord[]).forEach((counter, index) => {
+      if (counter.id === INVOICE_ID_COUNTER && counter.last > MAX_IMPORTED_INVOICE_ID) {
+        throw new Error(`${recordPath('counters', index, 'last')} is above ${MAX_IMPORTED_INVOICE_ID}, the highest invoice id a state file may hold.`)
+      }
+    })
     for (const [name, field] of [['apiKeys', 'hash'], ['invoices', 'pageToken']] as const) {
       const seen = new Set<string>()
       ;(collections[name] ?? []).forEach((doc, index) => {
@@ -84,10 +98,16 @@ export function checkState(parsed: unknown, source: string): StateFile {
   return { format: 'bula-state', version: 1, collections }
 }
 
-/** Replaces everything in the store with the state's objects, in their order. */
+/**
+ * Replaces everything in the store with the state's objects, in their order.
+ * The invoice counter ends past every imported id, whatever the file said of
+ * it: a new Invoice must never take an imported one's id.
+ */
 export function replaceState(store: Store<Collections>, state: StateFile): void {
   for (const name of COLLECTION_NAMES) {
     for (const doc of [...store.values(name)]) store.delete(name, doc.id)
     for (const doc of state.collections[name] ?? []) store.put(name, doc as Collections[typeof name])
   }
+  const highest = Math.max(0, ...[...store.values('invoices')].map((invoice) => invoice.invoiceId))
+  if (highest > (store.get('counters', INVOICE_ID_COUNTER)?.last ?? 0)) store.put('counters', { id: INVOICE_ID_COUNTER, last: highest })
 }

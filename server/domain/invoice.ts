@@ -25,6 +25,17 @@ export function totalsOf(invoice: Pick<InvoiceRecord, 'items' | 'taxPercent'>): 
   return { subtotal, tax, total: subtotal + tax }
 }
 
+/** The counter of Invoice ids, one for the whole simulator: ids are never reused, across merchants (docs/simulator.md, "Invoices"). */
+export const INVOICE_ID_COUNTER = 'invoiceId'
+
+/**
+ * The highest invoice id a state file may hold. An import moves the shared
+ * counter past the ids it brings; capped far below the 15 digits the store
+ * holds, so that no file can spend the ids everyone else's next Invoices
+ * need (docs/security.md, "State files").
+ */
+export const MAX_IMPORTED_INVOICE_ID = 999_999_999_999
+
 /** The cap applies on create, send and void (spec). */
 export function checkCap(invoice: Pick<InvoiceRecord, 'items' | 'taxPercent'>): void {
   const { total } = totalsOf(invoice)

@@ -14,6 +14,7 @@ import { MAX_EXPIRY_MS, isExpired, paymentStarted, type CheckoutSessionRecord } 
 import {
   INVOICE_STATE_WORDS,
   DEFAULT_TAX_LABEL,
+  INVOICE_ID_COUNTER,
   cannotPayMessage,
   checkCap,
   checkPayable,
@@ -32,8 +33,6 @@ import { renderInvoicePdf } from '../pdf/invoice-pdf.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { endSession, openSession, paySession } from './checkout-sessions.js'
 import { runIdempotent, type IdempotentResult } from './idempotency.js'
-
-export const INVOICE_ID_COUNTER = 'invoiceId'
 
 /** Invoices are for Business accounts, on every route, checked before anything else (spec). */
 export function requireBusiness(caller: Caller): void {

@@ -5,7 +5,7 @@ import { MAX_ADVANCE_MS } from '../../src/schemas/clock.js'
 import { formatFjd } from '../../src/money.js'
 import { MAX_AMOUNT, type Mode } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
-import { totalsOf } from '../domain/invoice.js'
+import { INVOICE_ID_COUNTER, MAX_IMPORTED_INVOICE_ID, totalsOf } from '../domain/invoice.js'
 import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
 import { railFor } from '../domain/payout.js'
 import {
@@ -22,7 +22,6 @@ import {
 import { hasCredentials, isAllowedUrl } from '../domain/urls.js'
 import { merchantModeGroup, type Collections } from '../store/collections.js'
 import { scheduleSessionJobs } from './checkout-sessions.js'
-import { INVOICE_ID_COUNTER } from './invoices.js'
 import { DELIVER_JOB, JOB_TARGETS, jobTarget, scheduleTargetedJob } from '../clock/targeted-jobs.js'
 import { schedulePayoutJobs, scheduleSettlement } from './payouts.js'
 import { LIVE_MONEY_SETTINGS } from './settings.js'
@@ -44,14 +43,6 @@ export const STATE_COLLECTIONS = [
 ] as const
 type StateCollection = (typeof STATE_COLLECTIONS)[number]
 type StateDocs = { [C in StateCollection]: Collections[C][] }
-
-/**
- * Invoice ids come from one counter shared by every merchant, and an import
- * moves it past the ids it brings. Capped here, far below the 15 digits the
- * store holds, so that no merchant's import can spend the ids everyone
- * else's next Invoices need.
- */
-export const MAX_IMPORTED_INVOICE_ID = 999_999_999_999
 
 /** What the simulator keeps to itself, with the reason an import that carries it is refused. */
 const NOT_IN_A_STATE_FILE: Readonly<Record<string, string>> = {

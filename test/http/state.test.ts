@@ -1,6 +1,11 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { client, endpointsActive, signupMerchant, useTestServer } from '../helpers/http.js'
+import { StartError, startServer } from '../../server/start.js'
+import { exportState, type StateFile } from '../../server/state.js'
+import { client, endpointsActive, signupMerchant, useTestServer, withTestServer } from '../helpers/http.js'
 import { startReceiver } from '../helpers/receiver.js'
+import { tempFolder } from '../helpers/temp.js'
 
 let counter = 0
 const key = () => ({ headers: { 'idempotency-key': `state-${++counter}` } })
@@ -88,5 +93,49 @@ describe('/_sim/state', () => {
     expect(junk.body.error.code).toBe('invalid_request')
     // Nothing of a's was touched.
     expect((await a.api.get('/v1/checkout-sessions')).body.data).toHaveLength(3)
+  })
+})
+
+describe('a whole simulator\'s file at start (`bula serve --import`)', () => {
+  /** The simulator's whole state with one merchant's sent Invoice, as --export-on-exit writes it. */
+  async function wholeFile(change: (state: StateFile) => void): Promise<string> {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    const invoice = (await api.post('/v1/invoices', { customerName: 'Kai Store', dueDate: '2026-12-31', items: [{ description: 'Mats', quantity: 1, unitPrice: 2500 }] }, key())).body
+    await api.post(`/v1/invoices/${invoice.id}/send`, undefined, key())
+    const state = structuredClone(exportState(server().ctx.store))
+    change(state)
+    const file = path.join(await tempFolder('bula-whole-'), 'state.json')
+    await writeFile(file, JSON.stringify(state))
+    return file
+  }
+
+  it('moves the invoice counter past every imported id, whatever the file says of it: a new Invoice never takes an imported one\'s id', async () => {
+    const file = await wholeFile((state) => {
+      state.collections.counters = []
+    })
+    await withTestServer({ importFile: file }, async (imported) => {
+      const invoices = (JSON.parse(await readFile(file, 'utf8')) as StateFile).collections.invoices as { invoiceId: number; customerName: string }[]
+      const last = invoices.reduce((highest, invoice) => (invoice.invoiceId > highest.invoiceId ? invoice : highest))
+      const { keys } = await signupMerchant(imported.baseUrl)
+      const created = (await client(imported.baseUrl, keys.secret).post('/v1/invoices', { customerName: 'New', dueDate: '2026-12-31', items: [{ description: 'x', quantity: 1, unitPrice: 100 }] }, key())).body
+      expect(created.id).toBe(last.invoiceId + 1)
+      expect(imported.ctx.store.get('invoices', String(last.invoiceId))?.customerName).toBe(last.customerName)
+    })
+  })
+
+  it('refuses an invoice id or counter past 999,999,999,999, and an unknown field, naming the file and the value', async () => {
+    const attempts: [string, (state: StateFile) => void, string][] = [
+      ['an invoice id', (state) => Object.assign((state.collections.invoices as object[]).at(-1)!, { id: '999999999999999', invoiceId: 999_999_999_999_999 }), 'invoiceId'],
+      ['the counter', (state) => ((state.collections.counters as { id: string; last: number }[]).find((c) => c.id === 'invoiceId')!.last = 999_999_999_999_999), 'last'],
+      ['a field', (state) => Object.assign(state, { evil: 1 }), 'unknown field "evil"'],
+    ]
+    for (const [what, change, named] of attempts) {
+      const file = await wholeFile(change)
+      const started = startServer({ port: 0, importFile: file, log: () => {} })
+      await expect(started, what).rejects.toThrow(StartError)
+      await expect(started, what).rejects.toThrow(named)
+      await expect(started, what).rejects.toThrow(file)
+    }
   })
 })
