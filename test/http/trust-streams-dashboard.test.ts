@@ -1,4 +1,7 @@
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
+import { MAX_UNREAD_BYTES } from '../../server/http/routes/event-stream.js'
 import { DashboardAgent } from '../helpers/dashboard.js'
 import { DAY, call, client, signupMerchant, useTestServer } from '../helpers/http.js'
 
@@ -64,6 +67,34 @@ describe('streams close with their key (item 7)', () => {
     let text = ''
     while (!text.includes('checkout_session.cancelled')) text += new TextDecoder().decode((await reader.read()).value)
     controller.abort()
+  })
+})
+
+describe('a reader that stops reading', () => {
+  it('is dropped once it is MAX_UNREAD_BYTES behind, instead of the simulator holding every later line for it', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const { port } = new URL(server().baseUrl)
+    // A client that asks for the log stream and then reads nothing.
+    const socket = connect(Number(port), '127.0.0.1')
+    await once(socket, 'connect')
+    socket.write(`GET /_sim/logs/stream HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${keys.secret}\r\n\r\n`)
+    await once(socket, 'data')
+    socket.pause()
+    // Each refused request is a log line of about 15 KB: 40 MB in all, far past the socket buffers and MAX_UNREAD_BYTES (4 MiB).
+    const long = `/v1/checkout-sessions?x=${'a'.repeat(15_000)}`
+    const lines = 2_700
+    for (let sent = 0; sent < lines; sent += 10) {
+      await Promise.all(Array.from({ length: 10 }, () => call(server().baseUrl, 'GET', long, { key: keys.secret })))
+    }
+    // Reading again, it gets what the socket buffers held and then the end: the rest was never kept for it.
+    let received = 0
+    let ended = false
+    socket.on('data', (chunk: Buffer) => (received += chunk.length))
+    socket.on('end', () => (ended = true))
+    socket.on('error', () => (ended = true))
+    socket.resume()
+    await expect.poll(() => ended).toBe(true)
+    expect(received).toBeLessThan(MAX_UNREAD_BYTES + (lines * 15_000) / 4)
   })
 })
 

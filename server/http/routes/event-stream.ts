@@ -10,6 +10,13 @@ import { callerOf } from '../auth.js'
 const HEARTBEAT_MS = 15_000
 /** How often an open stream checks that its key still authenticates: a revoked key's stream ends within this. */
 const KEY_CHECK_MS = 500
+/**
+ * How far a reader may fall behind, in bytes written but not yet taken by
+ * its socket, before the stream drops it: a client that stops reading must
+ * not make the simulator hold every later message. A dropped `bula listen`
+ * reconnects with Last-Event-ID and misses no event.
+ */
+export const MAX_UNREAD_BYTES = 4 * 1024 * 1024
 
 interface SseMessage {
   id?: string
@@ -22,7 +29,8 @@ interface SseMessage {
  * see, formatted as messages, until the client leaves, the server stops, or
  * the key that opened the stream stops authenticating (revoked, or past its
  * rotation overlap): a stream never outlives its key by more than about
- * half a second (docs/security.md).
+ * half a second (docs/security.md). A reader more than MAX_UNREAD_BYTES
+ * behind the live messages is dropped; the replayed backlog does not count.
  */
 function serveSse<T>(
   ctx: ServiceContext,
@@ -53,6 +61,8 @@ function serveSse<T>(
     }
     res.write(`${message.id ? `id: ${message.id}\n` : ''}event: ${message.event}\ndata: ${JSON.stringify(message.data)}\n\n`)
   }
+  /** What the backlog left unread when it was written: a reconnect may replay much at once. */
+  let backlogBytes = 0
   // An event is in the log, and so in a backlog, as soon as it is recorded,
   // but reaches the bus only once it is on disk: one recorded just before
   // this stream opened comes both ways, and is sent once. Writes finish in
@@ -66,6 +76,12 @@ function serveSse<T>(
       if (replayed.delete(message.id)) return
       replayed.clear()
     }
+    // Destroyed, not ended: an end waits for the unread bytes to go, which they never do.
+    if (res.writableLength > backlogBytes + MAX_UNREAD_BYTES) {
+      stop()
+      res.destroy()
+      return
+    }
     send(message)
   }
   for (const item of backlog) {
@@ -74,6 +90,7 @@ function serveSse<T>(
     if (message.id !== undefined) replayed.add(message.id)
     send(message)
   }
+  backlogBytes = res.writableLength
   ctx.eventBus.on(channel, sendLive)
   ctx.eventBus.on('shutdown', stop)
   req.on('close', stop)
