@@ -1,6 +1,6 @@
 import { Low } from 'lowdb'
 import { closeSync } from 'node:fs'
-import { chmod, mkdir, open, readFile, rm, stat, type FileHandle } from 'node:fs/promises'
+import { chmod, mkdir, open, readFile, realpath, rm, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { BulaStore } from './bula-store.js'
 import { DocumentState, type LoadedSnapshot } from './document-state.js'
@@ -43,19 +43,38 @@ export async function openStore<S extends Schema>(options: OpenStoreOptions<S>, 
   const state = new DocumentState(options.collections, options.indexes as unknown as IndexSpec<Schema> | undefined, options.lazy)
   if (options.file === undefined) return { store: new BulaStore<S>(state, null, null), fresh: true }
 
-  const file = path.resolve(options.file)
+  // As given, for what the user reads (the ready line, messages); the file's own path for what touches it.
+  const given = path.resolve(options.file)
   try {
-    await createFolder(path.dirname(file))
+    await createFolder(path.dirname(given))
   } catch (error) {
-    throw new StoreOpenError(`Cannot create the folder of ${file}: ${messageOf(error)}`, file)
+    throw new StoreOpenError(`Cannot create the folder of ${given}: ${messageOf(error)}`, given)
   }
+  const file = await ownPath(given).catch((error: unknown) => {
+    throw new StoreOpenError(`Cannot open ${given}: ${messageOf(error)}`, given)
+  })
   const lock = await acquireLock(file)
   try {
     const { writer, fresh } = await openFiles(file, state, lock, options, hooks)
-    return { store: new BulaStore<S>(state, writer, file), fresh }
+    return { store: new BulaStore<S>(state, writer, given), fresh }
   } catch (error) {
     await lock.release()
     throw error instanceof StoreOpenError ? error : new StoreOpenError(`Cannot open ${file}: ${messageOf(error)}`, file)
+  }
+}
+
+/**
+ * The data file's own path, through any symlink to it or to its folder: the
+ * lock, journal and snapshot are named after it, so two names for one file
+ * take one lock (docs/storage.md), and a snapshot's rename replaces the
+ * file, not a link to it.
+ */
+async function ownPath(file: string): Promise<string> {
+  try {
+    return await realpath(file)
+  } catch (error) {
+    if (errorCode(error) !== 'ENOENT') throw error
+    return path.join(await realpath(path.dirname(file)), path.basename(file))
   }
 }
 

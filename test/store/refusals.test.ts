@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
-import { chmod, readFile, writeFile } from 'node:fs/promises'
+import { chmod, lstat, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { StoreOpenError } from '../../server/store/index.js'
 import { folderState, openTestStore, payment, tempDataFile } from './temp-store.js'
 
@@ -141,6 +141,29 @@ describe('the lock file', () => {
     await first.store.close()
     const second = await openTestStore(file)
     await second.store.close()
+  })
+
+  it('takes one lock for one file under two names (a symlink to it, or to its folder), and writes the file, not the link', async () => {
+    const file = await tempDataFile()
+    const folder = path.dirname(file)
+    const first = await openTestStore(file)
+    first.store.put('payments', payment('p1'))
+    await first.store.commit()
+    await symlink(file, path.join(folder, 'link.json'))
+    await symlink(folder, `${folder}-link`)
+    onTestFinished(() => rm(`${folder}-link`, { force: true }))
+    for (const other of [path.join(folder, 'link.json'), path.join(`${folder}-link`, 'data.json')]) {
+      await expect(openTestStore(other), other).rejects.toThrow(/is already open in this process/)
+    }
+    await first.store.close()
+    // Opened through the link, writes land in the file, and the link stays a link.
+    const viaLink = await openTestStore(path.join(folder, 'link.json'))
+    viaLink.store.put('payments', payment('p2'))
+    await viaLink.store.close()
+    expect((await lstat(path.join(folder, 'link.json'))).isSymbolicLink()).toBe(true)
+    const reopened = await openTestStore(file)
+    expect(reopened.store.size('payments')).toBe(2)
+    await reopened.store.close()
   })
 
   it('takes over a lock left by a process that is gone', async () => {
