@@ -1,6 +1,9 @@
 import { once } from 'node:events'
+import { constants } from 'node:fs'
+import { access, stat } from 'node:fs/promises'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import path from 'node:path'
 import { bulaVersion } from '../src/package-root.js'
 import { systemWallClock, type WallClock } from './clock/wall-clock.js'
 import { createServiceContext, type ServiceContext } from './context.js'
@@ -58,6 +61,19 @@ export class StartError extends Error {
   }
 }
 
+/**
+ * `--export-on-exit` is written when the simulator stops, when nothing can be
+ * done about a bad path any more: with `--memory` the state would be lost.
+ * So a path that could never be written is refused at start.
+ */
+async function checkExportTarget(file: string): Promise<void> {
+  const target = await stat(file).catch(() => undefined)
+  if (target?.isDirectory()) throw new StartError(`Cannot export to ${file} on exit: it is a folder. Give a file name.`, 2)
+  await access(target ? file : path.dirname(file), constants.W_OK).catch((error: unknown) => {
+    throw new StartError(`Cannot export to ${file} on exit: ${(error as Error).message}.`, 2)
+  })
+}
+
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const host = options.host ?? '127.0.0.1'
@@ -68,6 +84,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   } catch (error) {
     throw new StartError((error as Error).message, 1)
   }
+  if (options.exportOnExit) await checkExportTarget(options.exportOnExit)
   const { store } = await openStore<Collections>({
     file: options.dataFile,
     collections: COLLECTION_NAMES,
@@ -131,8 +148,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       await stopped
       clearTimeout(force)
       await ctx.clock.stop()
-      if (options.exportOnExit) await writeStateFile(store, options.exportOnExit)
-      await store.close()
+      try {
+        if (options.exportOnExit) await writeStateFile(store, options.exportOnExit)
+      } finally {
+        // A failed export still lets go of the data file (its lock, a last snapshot).
+        await store.close()
+      }
     })()
     return closing
   }

@@ -124,6 +124,16 @@ describe('a whole simulator\'s file at start (`bula serve --import`)', () => {
     })
   })
 
+  it('refuses at start an --export-on-exit path it could never write, rather than losing the state at the end', async () => {
+    const folder = await tempFolder('bula-export-')
+    for (const [target, message] of [
+      [path.join(folder, 'missing', 'state.json'), /Cannot export to .*missing\/state\.json on exit: ENOENT/],
+      [folder, /it is a folder/],
+    ] as const) {
+      await expect(startServer({ port: 0, exportOnExit: target, log: () => {} }), target).rejects.toThrow(message)
+    }
+  })
+
   it('refuses an invoice id or counter past 999,999,999,999, and an unknown field, naming the file and the value', async () => {
     const attempts: [string, (state: StateFile) => void, string][] = [
       ['an invoice id', (state) => Object.assign((state.collections.invoices as object[]).at(-1)!, { id: '999999999999999', invoiceId: 999_999_999_999_999 }), 'invoiceId'],
