@@ -22,6 +22,12 @@ export async function readStateFile(file: string): Promise<MerchantState> {
       'file',
     )
   }
+  // JSON.parse reads any depth; sending it again needs JSON.stringify, which recurses (the simulator takes at most 64 levels anyway).
+  try {
+    JSON.stringify(state)
+  } catch (error) {
+    throw new ApiError(0, 'invalid_file', `${file} nests too deep to send (${(error as Error).message}); a state file nests about six levels.`, 'file')
+  }
   return state as MerchantState
 }
 

@@ -130,6 +130,12 @@ describe('bula state', () => {
     expect((await runCli(['state', 'import', junk], { env: other.env })).stderr).toMatch(/^invalid_file: .+junk\.json is not JSON/m)
     await writeFile(junk, '{"hello": "world"}')
     expect((await runCli(['state', 'import', junk], { env: other.env })).stderr).toContain('is not a bula state file of version 1')
+    // Nested far deeper than any state file: JSON.parse reads it, but it could not be turned back into a request.
+    const deep = path.join(dir, 'deep.json')
+    await writeFile(deep, `{"format":"bula-state","version":1,"merchantId":"${owner.merchantId}","collections":{},"d":${'['.repeat(200_000)}${']'.repeat(200_000)}}`)
+    const deepResult = await runCli(['state', 'import', deep, '--json'], { env: other.env })
+    expect(deepResult.exitCode).toBe(1)
+    expect(parseJsonOutput(deepResult)).toMatchObject({ error: { code: 'invalid_file', message: expect.stringContaining(`${deep} nests too deep to send`) } })
     // The owner's objects were not touched.
     expect((await api(owner).listCheckoutSessions()).data).toHaveLength(6)
   })
