@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ActivityReconstruction, type ActivityLookup } from '../../src/fixtures/export.js'
 import { fixtureSchema } from '../../src/fixtures/fixture.js'
+import { referencesIn, resolveReferences } from '../../src/fixtures/references.js'
 import type { CheckoutSession, Event, EventType, Invoice } from '../../src/schemas/index.js'
 
 const HOUR = 60 * 60 * 1000
@@ -114,6 +115,16 @@ describe('ActivityReconstruction', () => {
         body: { outcome: 'succeeded', provider: 'mpaisa' },
       },
     ])
+  })
+
+  it('copies text that looks like a reference as text: `${env:…}` in metadata never reads the environment when the fixture runs', async () => {
+    const metadata = { template: 'Dear ${env:BULA_API_KEY}', [`\${oops:id}`]: '$${x:y}' }
+    const created = session('cs_r', { metadata })
+    const { steps } = await reconstruct(paid('cs_r', 'pi_r', 'succeeded'), lookup([created]))
+    const body = steps[0]!.body as { metadata: Record<string, string> }
+    expect(body.metadata).toEqual({ template: 'Dear $${env:BULA_API_KEY}', [`$\${oops:id}`]: '$$${x:y}' })
+    expect(referencesIn(body)).toEqual([])
+    expect(resolveReferences(body, { results: new Map(), env: { BULA_API_KEY: 'sk_test_secret' } })).toEqual({ amount: 1500, currency: 'FJD', metadata })
   })
 
   it('keeps the order of interleaved payments: processing and its outcome become two steps', async () => {
