@@ -1,13 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler } from 'express'
 import { invalidRequest } from '../../src/errors.js'
-
-/**
- * How deep objects and arrays may nest in a body. Far above what any route
- * takes (a state file for `/_sim/state/import` nests about six levels), and
- * far below what a recursive JSON.stringify or schema check can survive:
- * JSON.parse reads a 200,000-deep array happily, what comes after would not.
- */
-export const MAX_BODY_DEPTH = 64
+import { MAX_BODY_DEPTH } from '../../src/json-depth.js'
 
 /** An object or array in the body, with the way back to the root for naming its path. */
 interface Container {

@@ -176,6 +176,12 @@ describe('runFixtureFiles', () => {
     expect(requests).toEqual([])
   })
 
+  it('refuses a body nested deeper than the simulator takes, before any walk of it could overflow', async () => {
+    const file = join(dir, 'deep.json')
+    await writeFile(file, `{"steps":[{"method":"POST","path":"/x","body":${'['.repeat(5_000)}${']'.repeat(5_000)}}]}`)
+    await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringMatching(/at steps\.0\.body: nests objects and arrays more than 64 levels deep/) })
+  })
+
   it('refuses an expected status that is not an error', async () => {
     const file = await write('status.json', { steps: [{ method: 'GET', path: '/x', expect: { status: 200 } }] })
     await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringContaining('at steps.0.expect.status') })
