@@ -68,8 +68,15 @@ export default class Exec extends Command {
       env: { BULA_BASE_URL: server.baseUrl, BULA_API_KEY: keys.secret, BULA_PUBLISHABLE_KEY: keys.publishable },
     })
     // Ctrl-C reaches the child through the terminal too; forwarding covers a signal sent to bula alone.
+    // A command that ignores it is killed on the second one: the simulator must always stop (docs/testing-and-ci.md).
+    let stopsAsked = 0
     const forward = (signal: NodeJS.Signals): void => {
-      child.kill(signal)
+      if (++stopsAsked === 1) {
+        child.kill(signal)
+        return
+      }
+      log(`stopping ${command} with SIGKILL (asked to stop ${stopsAsked} times)`)
+      child.kill('SIGKILL')
     }
     const forgetSignals = onStopSignal(forward)
     const result = await child

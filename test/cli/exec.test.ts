@@ -125,6 +125,23 @@ describe('bula exec', () => {
     await expect(fetch(`${base}/_sim/health`)).rejects.toThrow()
   })
 
+  it.skipIf(!IS_POSIX)('kills a command that ignores Ctrl-C on the second one, and stops the simulator', async () => {
+    const dir = await tempDir()
+    await writeFile(path.join(dir, 'probe.mjs'), "console.log('BASE ' + process.env.BULA_BASE_URL)\n")
+    const run = execa('node', [BIN, 'exec', '--', 'sh', '-c', 'trap "" INT TERM; node probe.mjs; while :; do sleep 0.1; done'], { cwd: dir, reject: false, timeout: 60_000 })
+    let base: string | undefined
+    run.stdout!.on('data', (chunk: Buffer) => (base ??= /BASE (\S+)/.exec(chunk.toString())?.[1]))
+    await expect.poll(() => base).toBeDefined()
+    run.kill('SIGINT')
+    // The command ignores the first: bula and the simulator are still up.
+    expect((await fetch(`${base}/_sim/health`)).status).toBe(200)
+    run.kill('SIGINT')
+    const result = await run
+    expect(result.exitCode).toBe(137)
+    expect(result.stderr).toContain('stopping sh with SIGKILL (asked to stop 2 times)')
+    await expect(fetch(`${base}/_sim/health`)).rejects.toThrow()
+  })
+
   it('gives 127 and names a command that does not exist, and closes the port', async () => {
     const dir = await tempDir()
     const result = await execa('node', [BIN, 'exec', '--verbose', '--', 'no-such-command-bula'], { cwd: dir, reject: false, timeout: 30_000 })
