@@ -221,7 +221,9 @@ function checkReferences(ctx: ServiceContext, caller: Caller, docs: StateDocs): 
     } else if (session.invoiceNumber !== null) refuse('checkoutSessions', i, 'invoiceNumber', 'needs an invoiceId.')
   })
   docs.paymentIntents.forEach((intent, i) => {
-    if (!sessions.get(intent.checkoutSessionId)?.paymentIntentIds.includes(intent.id)) refuse('paymentIntents', i, 'checkoutSessionId', notHere)
+    const session = sessions.get(intent.checkoutSessionId)
+    if (!session) refuse('paymentIntents', i, 'checkoutSessionId', notHere)
+    if (!session!.paymentIntentIds.includes(intent.id)) refuse('paymentIntents', i, 'checkoutSessionId', `names ${session!.id}, whose paymentIntentIds do not list ${intent.id}.`)
   })
   if (merchant.tier !== 'business' && docs.invoices.length > 0) refuse('invoices', 0, 'id', 'is an Invoice, and Invoices are for business accounts only.')
   const numbers = new Set<string>()

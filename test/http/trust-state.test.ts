@@ -250,6 +250,17 @@ describe('an import cannot break other merchants or the API\'s limits', () => {
     expect([refused.status, refused.body.error?.param]).toEqual([400, 'webhookEndpoints[0].url'])
   })
 
+  it('says which side of a payment\'s link to its session is missing', async () => {
+    const api = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
+    const session = (await api.post('/v1/checkout-sessions', { amount: 900, currency: 'FJD' }, key())).body
+    await api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
+    const file = (await api.get('/_sim/state')).body
+    const intent = file.collections.paymentIntents[0].id
+    file.collections.checkoutSessions[0].paymentIntentIds = []
+    const refused = await api.post('/_sim/state/import', file)
+    expect(refused.body.error).toMatchObject({ param: 'paymentIntents[0].checkoutSessionId', message: `paymentIntents[0].checkoutSessionId names ${session.id}, whose paymentIntentIds do not list ${intent}.` })
+  })
+
   it('names a collection called like a property of every object as unknown', async () => {
     const api = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
     const file = (await api.get('/_sim/state')).body
