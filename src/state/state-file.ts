@@ -1,6 +1,7 @@
 import type { MerchantState } from '../client/bula-client.js'
 import { readJsonFile } from '../cli/files.js'
 import { ApiError } from '../errors.js'
+import { MAX_BODY_DEPTH, nestsDeeperThan } from '../json-depth.js'
 
 /**
  * Reads a state file for `bula state import`. Only the envelope is checked
@@ -22,11 +23,9 @@ export async function readStateFile(file: string): Promise<MerchantState> {
       'file',
     )
   }
-  // JSON.parse reads any depth; sending it again needs JSON.stringify, which recurses (the simulator takes at most 64 levels anyway).
-  try {
-    JSON.stringify(state)
-  } catch (error) {
-    throw new ApiError(0, 'invalid_file', `${file} nests too deep to send (${(error as Error).message}); a state file nests about six levels.`, 'file')
+  // JSON.parse reads any depth; sending it means a JSON.stringify, which recurses, and the simulator would refuse it anyway.
+  if (nestsDeeperThan(state, MAX_BODY_DEPTH)) {
+    throw new ApiError(0, 'invalid_file', `${file} nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep; a state file nests about six.`, 'file')
   }
   return state as MerchantState
 }

@@ -135,7 +135,7 @@ describe('bula state', () => {
     await writeFile(deep, `{"format":"bula-state","version":1,"merchantId":"${owner.merchantId}","collections":{},"d":${'['.repeat(200_000)}${']'.repeat(200_000)}}`)
     const deepResult = await runCli(['state', 'import', deep, '--json'], { env: other.env })
     expect(deepResult.exitCode).toBe(1)
-    expect(parseJsonOutput(deepResult)).toMatchObject({ error: { code: 'invalid_file', message: expect.stringContaining(`${deep} nests too deep to send`) } })
+    expect(parseJsonOutput(deepResult)).toMatchObject({ error: { code: 'invalid_file', message: `${deep} nests objects and arrays more than 64 levels deep; a state file nests about six.` } })
     // The owner's objects were not touched.
     expect((await api(owner).listCheckoutSessions()).data).toHaveLength(6)
   })
