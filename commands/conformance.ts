@@ -1,6 +1,7 @@
 import { Flags, ux } from '@oclif/core'
 import { chalkStderr } from 'chalk'
-import { createColors, plural } from '../src/cli/output.js'
+import { createColors } from '../src/cli/output.js'
+import { plural } from '../src/plural.js'
 import { BaseCommand } from '../src/cli/base-command.js'
 import { usageParser } from '../src/cli/usage.js'
 import { resolveConnection } from '../src/config/profiles.js'

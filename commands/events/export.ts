@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { toJsonFileText, writeOutputFile } from '../../src/cli/files.js'
-import { plural } from '../../src/cli/output.js'
+import { plural } from '../../src/plural.js'
 import { exportActivityFixture, type ActivityFixture } from '../../src/fixtures/export.js'
 
 export interface EventsExportResult extends ActivityFixture {

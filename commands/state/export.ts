@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { toJsonFileText, writeOutputFile } from '../../src/cli/files.js'
-import { plural } from '../../src/cli/output.js'
+import { plural } from '../../src/plural.js'
 import { countObjects } from '../../src/state/state-file.js'
 
 export interface StateExportResult {

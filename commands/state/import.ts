@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { plural } from '../../src/cli/output.js'
+import { plural } from '../../src/plural.js'
 import type { ImportStateResponse } from '../../src/client/bula-client.js'
 import { readStateFile } from '../../src/state/state-file.js'
 

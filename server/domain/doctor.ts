@@ -8,6 +8,7 @@ import type {
   Mode,
   VerificationStatus,
 } from '../../src/schemas/index.js'
+import { plural } from '../../src/plural.js'
 import { formatTime } from '../../src/time.js'
 import { isAllowedUrl } from './urls.js'
 
@@ -94,7 +95,6 @@ export interface DoctorInput {
 
 const pathOf = (request: DoctorRequest): string => request.path.split('?')[0]!
 const isSuccess = (status: number | null): boolean => status !== null && status >= 200 && status < 300
-const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`
 
 /** What a create path makes. */
 function nounOf(path: string): string {

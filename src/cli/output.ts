@@ -18,8 +18,6 @@ export const createColors = (env: NodeJS.ProcessEnv, detected: ChalkInstance['le
 /** --json output: the value as indented JSON on stdout, never coloured (it is for programs, and oclif would ignore NO_COLOR). */
 export const printJson = (json: unknown): void => ux.stdout(JSON.stringify(json, null, 2))
 
-/** A count with its noun in the right number: `1 object`, `2 objects`, `1 delivery`, `2 deliveries`. */
-export const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`
 
 /** A Unix-ms timestamp as people read it, Fiji time with UTC beside it (src/time.ts); `-` for none. */
 export const formatTime = (ms: number | null | undefined, options?: TimeFormatOptions): string => (ms == null ? '-' : formatMoment(ms, options))

@@ -1,6 +1,7 @@
 import { Chalk } from 'chalk'
 import { describe, expect, it } from 'vitest'
-import { colorLevel, formatFields, formatTable, formatTime, plural } from '../../src/cli/output.js'
+import { colorLevel, formatFields, formatTable, formatTime } from '../../src/cli/output.js'
+import { plural } from '../../src/plural.js'
 import { formatFjd, formatMoney } from '../../src/money.js'
 
 const plain = new Chalk({ level: 0 })

@@ -2,6 +2,7 @@
 import { escapeHtml, safe, type SafeHtml } from '../../templates.js'
 import { formatDay, formatTime } from '../../../src/time.js'
 import { formatFjd } from '../../../src/money.js'
+import { plural } from '../../../src/plural.js'
 
 const HOUR = 60 * 60 * 1000
 const DAY = 24 * HOUR
@@ -76,7 +77,6 @@ const COLOURS = { line: '#0b6e69', bar: '#d99a1e', grid: '#d9dee5', axis: '#5b67
 
 const num = (value: number): string => String(Math.round(value * 10) / 10)
 
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`
 
 /**
  * The balance of a mode over time as a step line, and its payouts as bars,

@@ -17,6 +17,7 @@ import type { SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
 import { dashPath, type Dash, type DashboardKit } from '../kit.js'
 import { formatTime } from '../../../../src/time.js'
+import { plural } from '../../../../src/plural.js'
 
 const OVERLAP_HOURS = SECRET_OVERLAP_MS / 3_600_000
 const EVENTS_PAGE_SIZE = 25
@@ -29,7 +30,6 @@ const RESPONSE_PREVIEW = 120
 const endpointPath = (id: string, action: 'rotate' | 'delete'): string => `/webhooks/${encodeURIComponent(id)}/${action}`
 const eventPath = (id: string): string => `/events/${encodeURIComponent(id)}`
 
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`
 
 /** What one attempt came to: the receiver's status, or why no response came. */
 const outcomeOf = (attempt: DeliveryAttempt): string => (attempt.status === null ? (attempt.error ?? 'no response') : `HTTP ${attempt.status}`)
