@@ -204,7 +204,8 @@ async function readIfExists(file: string): Promise<Buffer | null> {
     return await readFile(file)
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return null
-    throw error
+    // Node's message for a folder in the file's place ("EISDIR: illegal operation on a directory, read") names no path.
+    throw new StoreOpenError(`Cannot read ${file}: ${messageOf(error)}`, file)
   }
 }
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { chmod, lstat, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { chmod, lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { StoreOpenError } from '../../server/store/index.js'
@@ -71,6 +71,13 @@ describe('opening refuses damaged data and changes nothing', () => {
     data.collections.notes.x = { id: 'y' }
     await writeFile(file, JSON.stringify(data))
     await expectRefused(file, /collection "notes", document "x"/)
+  })
+
+  it('refuses a journal that is a folder, naming the journal', async () => {
+    const file = await crashedDataFile()
+    await rm(`${file}.journal`)
+    await mkdir(`${file}.journal`)
+    await expectRefused(file, /EISDIR/, `${file}.journal`)
   })
 
   it('refuses a damaged journal line that is not the last, naming the file and the line', async () => {

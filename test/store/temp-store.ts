@@ -32,12 +32,13 @@ export function openTestStore(file: string | undefined, options: Partial<OpenSto
   return openStore<TestSchema>({ file, collections: ['payments', 'notes'], indexes: TEST_INDEXES, ...options }, hooks)
 }
 
-/** Every file of the folder with its bytes and mode: refusals must leave this exactly as it was. */
-export async function folderState(folder: string): Promise<Record<string, { bytes: string; mode: number }>> {
-  const state: Record<string, { bytes: string; mode: number }> = {}
+/** Every file of the folder with its bytes and mode (a folder in it, bytes null): refusals must leave this exactly as it was. */
+export async function folderState(folder: string): Promise<Record<string, { bytes: string | null; mode: number }>> {
+  const state: Record<string, { bytes: string | null; mode: number }> = {}
   for (const name of (await readdir(folder)).sort()) {
     const file = path.join(folder, name)
-    state[name] = { bytes: (await readFile(file)).toString('base64'), mode: (await stat(file)).mode }
+    const info = await stat(file)
+    state[name] = { bytes: info.isDirectory() ? null : (await readFile(file)).toString('base64'), mode: info.mode }
   }
   return state
 }
