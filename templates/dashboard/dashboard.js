@@ -14,10 +14,17 @@ function startLiveRefresh(element) {
     busy = true
     fetch(url, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
       .then(function (response) {
+        // Signed out (the key was revoked, or its overlap ended): the fragment's route redirects to the
+        // sign-in page. Go there, where the reason is shown, rather than put that page inside this list.
+        if (response.redirected) {
+          window.location.assign(response.url)
+          return null
+        }
         if (!response.ok) throw new Error('HTTP ' + response.status)
         return response.text()
       })
       .then(function (html) {
+        if (html === null) return
         if (element.innerHTML !== html) element.innerHTML = html
         element.removeAttribute('data-live-error')
       })

@@ -197,4 +197,22 @@ describe.skipIf(skipBrowserTests)('the dashboard forms a newcomer meets', () => 
     expect(again[4]!.headers['x-service-event-id']).toBe(succeeded.event_id)
     await shootBoth('event-resend-all')
   })
+
+  it('leaves the Events page for the sign-in page once its key is revoked, instead of showing that page inside the list', async () => {
+    const { key } = (await api.post('/v1/api-keys', { type: 'secret' })).body as { key: { id: string; plaintext: string } }
+    const other = await browser.newContext()
+    try {
+      const tab = await other.newPage()
+      tab.setDefaultTimeout(10_000)
+      await tab.goto((await client(server.baseUrl, key.plaintext).post('/_sim/dashboard/login-links')).body.url as string)
+      await tab.goto(`${server.baseUrl}/dashboard/events`)
+      await api.post(`/v1/api-keys/${key.id}/revoke`)
+      // dashboard.js refreshes the list every 3 s: the next refresh finds the session ended.
+      await tab.waitForURL(/\/dashboard\/sign-in\?ended=key$/)
+      await expect(tab.getByText('You were signed out').isVisible()).resolves.toBe(true)
+      await expect(tab.locator('main main').count()).resolves.toBe(0)
+    } finally {
+      await other.close()
+    }
+  })
 })
