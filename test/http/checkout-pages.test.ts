@@ -106,6 +106,18 @@ describe('the pending page', () => {
     expect(html).not.toContain('<script')
   })
 
+  it('keeps a return URL\'s host from adding to the page\'s Content-Security-Policy', async () => {
+    const { createSession } = await merchant()
+    // Each parses as a URL, but its host is CSP syntax: a directive, a wildcard, a keyword.
+    for (const url of ['https://shop.example;sandbox/ok', 'https://*/ok', "https://shop'unsafe-inline'/ok"]) {
+      const session = await createSession({ successUrl: url, cancelUrl: url })
+      const { headers } = await page(`/pay/${session.id}`)
+      const directives = headers.get('content-security-policy')!.split('; ')
+      expect(directives.map((directive) => directive.split(' ')[0])).toEqual(['default-src', 'style-src', 'img-src', 'form-action', 'base-uri', 'frame-ancestors'])
+      expect(directives).toContain("form-action 'self' https:")
+    }
+  })
+
   it('in live mode shows no test marker and no outcome control, and the payment succeeds', async () => {
     const { keys, createSession } = await merchant()
     const live = await unlockLive(base, keys.secret)

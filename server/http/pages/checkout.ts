@@ -64,10 +64,18 @@ interface Page {
   formTargets: string[]
 }
 
-/** The CSP host-source for a URL; IPv6 literals (test-mode `[::1]`) have no host syntax, so their scheme stands in. */
+/** What CSP's host-source grammar takes as a host: dot-separated letters, digits and hyphens (an IDN is punycode by now). */
+const CSP_HOST = /^[a-z0-9-]+(\.[a-z0-9-]+)*$/
+
+/**
+ * The CSP source for a URL. A URL's host may hold what CSP reads as syntax
+ * (`https://shop.example;sandbox` parses, and would add a directive; `*`
+ * would allow any host), and IPv6 literals (test-mode `[::1]`) have no host
+ * syntax: for those the scheme stands in.
+ */
 const cspSource = (url: string): string => {
   const parsed = new URL(url)
-  return parsed.hostname.startsWith('[') ? parsed.protocol : parsed.origin
+  return CSP_HOST.test(parsed.hostname) ? parsed.origin : parsed.protocol
 }
 
 function contentSecurityPolicy(formTargets: readonly string[]): string {
