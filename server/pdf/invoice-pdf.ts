@@ -287,20 +287,25 @@ class InvoiceLayout {
 
   private totals(): void {
     const { view } = this
-    const rows: [string, string][] = [['Subtotal', view.subtotal]]
-    if (view.taxLine) rows.push([view.taxLine.label, view.taxLine.amount])
-    const rowHeight = 20
-    const totalHeight = 30
-    // The totals are never split from each other.
-    if (this.y + 12 + rows.length * rowHeight + totalHeight > CONTENT_BOTTOM) this.continuationPage()
     const width = 250
     const x = RIGHT - width
     const inner = width - 2 * CELL_PADDING
+    const labelStyle: TextStyle = { color: COLOURS.muted, width: inner - 100 }
+    // A tax label of up to 40 characters plus its percent ("Environment & Climate
+    // Adaptation Levy (6%)") wraps, so each row is as tall as its label.
+    const rows = [['Subtotal', view.subtotal], ...(view.taxLine ? [[view.taxLine.label, view.taxLine.amount]] : [])].map(([label, value]) => ({
+      label: label!,
+      value: value!,
+      height: Math.max(20, this.measure(label!, labelStyle).height + 8),
+    }))
+    const totalHeight = 30
+    // The totals are never split from each other.
+    if (this.y + 12 + rows.reduce((sum, row) => sum + row.height, 0) + totalHeight > CONTENT_BOTTOM) this.continuationPage()
     this.y += 10
-    for (const [label, value] of rows) {
-      this.text(label, x + CELL_PADDING, this.y + 5, { color: COLOURS.muted, width: inner - 100 })
+    for (const { label, value, height } of rows) {
+      this.text(label, x + CELL_PADDING, this.y + 5, labelStyle)
       this.text(value, x + CELL_PADDING, this.y + 5, { width: inner, align: 'right' })
-      this.y += rowHeight
+      this.y += height
     }
     this.y += 4
     this.doc.rect(x, this.y, width, totalHeight).fill(COLOURS.panel)

@@ -204,6 +204,21 @@ describe('the invoice PDF', () => {
       expect(noTax).not.toContain('Tax (')
     })
 
+    it('keeps a tax label that wraps to two lines clear of the total under it', async () => {
+      // 37 characters, within the 40 the API takes: Fiji's climate levy, with its percent it takes two lines.
+      const levy = await sentInvoice(base, { ...fullInvoice, taxLabel: 'Environment & Climate Adaptation Levy', taxPercent: 12.25 })
+      const file = save('tax-label-two-lines', (await fetchBytes(levy.invoice.pdfUrl, levy.key)).bytes)
+      const boxes = execFileSync('pdftotext', ['-bbox', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8' })
+      const box = (word: string): { yMin: number; yMax: number } => {
+        const match = new RegExp(`yMin="([\\d.]+)" xMax="[\\d.]+" yMax="([\\d.]+)">${word.replace(/[()%.]/g, '\\$&')}</word>`).exec(boxes)
+        expect(match, word).not.toBeNull()
+        return { yMin: Number(match![1]), yMax: Number(match![2]) }
+      }
+      // The total's band (and its rule) starts a few points above the word "Total".
+      expect(box('(12.25%)').yMax).toBeLessThan(box('Total').yMin - 6)
+      expect(textOf(file)).toContain('Environment & Climate Adaptation Levy (12.25%)')
+    })
+
     it('stamps PAID with the date, VOID, and OVERDUE once the due date has passed in Fiji', async () => {
       const paid = await sentInvoice(base, fullInvoice, DISPLAY_NAME)
       await paid.api.post(`/_sim/invoices/${paid.invoice.id}/pay`, { outcome: 'succeeded' })
