@@ -19,12 +19,17 @@ export type InvoiceItem = z.infer<typeof invoiceItemSchema>
 /** A calendar date that exists, `YYYY-MM-DD` (Pacific/Fiji). */
 export const isoDateSchema = z.iso.date()
 
-/** Up to 100, with at most 2 decimal places. */
+/**
+ * Up to 100, with at most 2 decimal places. A number with 2 decimals reads
+ * back as itself from `toFixed(2)` (12.25, 0.29); a tolerance on `value * 100`
+ * instead let through 1e-300 and 0.30000000000000004, which the Invoice then
+ * echoed back and the documents printed as a different rate.
+ */
 export const taxPercentSchema = z
   .number()
   .min(0)
   .max(100)
-  .refine((value) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-9, 'at most 2 decimal places')
+  .refine((value) => Number(value.toFixed(2)) === value, 'at most 2 decimal places')
   .meta({ multipleOf: 0.01 })
 
 /**

@@ -115,6 +115,12 @@ describe('POST /v1/invoices', () => {
     ['taxPercent 100.01', { taxPercent: 100.01 }, 400, 'taxPercent'],
     ['taxPercent 12.25', { taxPercent: 12.25 }, 201],
     ['taxPercent 12.255', { taxPercent: 12.255 }, 400, 'taxPercent'],
+    // Within a float tolerance of 2 decimals, but not 2 decimals: the Invoice would echo them and the PDF print "0%".
+    ['taxPercent 1e-300', { taxPercent: 1e-300 }, 400, 'taxPercent'],
+    ['taxPercent 0.1 + 0.2', { taxPercent: 0.1 + 0.2 }, 400, 'taxPercent'],
+    ['taxPercent 12.4999999999', { taxPercent: 12.4999999999 }, 400, 'taxPercent'],
+    ['taxPercent 0.29 (29 hundredths, not exactly representable)', { taxPercent: 0.29 }, 201],
+    ['taxPercent 99.99', { taxPercent: 99.99 }, 201],
     ['taxPercent negative', { taxPercent: -1 }, 400, 'taxPercent'],
     ['taxLabel without taxPercent', { taxLabel: 'VAT' }, 400, 'taxPercent'],
     ['dueDate not a date', { dueDate: '31/12/2026' }, 400, 'dueDate'],
