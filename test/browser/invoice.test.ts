@@ -17,7 +17,7 @@ describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => 
     await server?.close()
   })
 
-  async function sentInvoice() {
+  async function sentInvoice(overrides: Record<string, unknown> = {}) {
     const { keys } = await signupMerchant(server.baseUrl, 'business')
     const api = client(server.baseUrl, keys.secret)
     // The seller's VAT number, from Settings: the page shows it under the name and titles the invoice "Tax Invoice".
@@ -34,6 +34,7 @@ describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => 
           { description: 'Kava bowl (tanoa), hand carved from vesi wood, with a coconut-shell bilo', quantity: 2, unitPrice: 45050 },
           { description: 'Delivery to Lautoka', quantity: 1, unitPrice: 3500 },
         ],
+        ...overrides,
       },
       { headers: { 'idempotency-key': 'browser-create' } },
     )
@@ -79,6 +80,15 @@ describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => 
     await expect(page.getByText('2 × FJ$450.50').isVisible()).resolves.toBe(true)
     await expect(page.getByRole('columnheader', { name: 'Unit price' }).isVisible()).resolves.toBe(false)
     await saveScreenshot(page, 'invoice-phone')
+    await page.close()
+  })
+
+  it('reads on a phone with a tax label of one 40-character word: it breaks, the amount stays on screen', async () => {
+    const { invoice } = await sentInvoice({ taxLabel: 'EnvironmentAndClimateAdaptationLevyFijiX' })
+    const page = await browser.newPage({ viewport: { width: 360, height: 780 }, isMobile: true, hasTouch: true })
+    await page.goto(invoice.url)
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')
+    expect(overflow).toBe(0)
     await page.close()
   })
 })
