@@ -1,7 +1,8 @@
-import { invalidRequest, notFound } from '../../src/errors.js'
+import { invalidRequest, invalidState, notFound } from '../../src/errors.js'
 import type { EventList, EventType, EventWithDeliveries, ListEventsQuery, Mode } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { presentDelivery, type DeliveryRecord } from '../domain/webhook-endpoint.js'
+import { findOwnEndpoint, ownEndpoint } from '../services/webhook-endpoints.js'
 import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { activeEndpoints, enqueueDeliveries } from './delivery.js'
@@ -49,16 +50,28 @@ export function getEvent(ctx: ServiceContext, caller: Caller, id: string): Event
   return { event: eventPayload(event), deliveries: deliveriesOf(ctx, event.id).map(presentDelivery) }
 }
 
-/** Sends the event again, same id, to the given endpoint or every active one. */
+/**
+ * Sends the event again, same id, to the given endpoint or every active one,
+ * under the rules of a first delivery (spec, Events): `webhook.verified`
+ * goes only to the endpoint it verifies (whatever its status, so a resend
+ * can verify it), and any other event only to active endpoints.
+ */
 export function resendEvent(ctx: ServiceContext, caller: Caller, id: string, endpointId: string | undefined): DeliveryRecord[] {
   const event = ownEvent(ctx, caller, id)
-  let endpoints = activeEndpoints(ctx, event.merchantId, event.mode)
-  if (endpointId !== undefined) {
-    const endpoint = ctx.store.get('webhookEndpoints', endpointId)
-    if (!endpoint || endpoint.merchantId !== caller.merchant.id || endpoint.mode !== caller.mode) throw notFound('webhook endpoint')
-    endpoints = [endpoint]
+  const named = endpointId === undefined ? undefined : ownEndpoint(ctx, caller, endpointId)
+  if (event.type === 'webhook.verified') {
+    const verifiedId = String(event.object.id)
+    if (named && named.id !== verifiedId) {
+      throw invalidRequest(`${event.id} verifies endpoint ${verifiedId}: webhook.verified goes to that endpoint only.`, 'endpointId')
+    }
+    // Unless deleted since.
+    const verified = findOwnEndpoint(ctx, caller, verifiedId)
+    return enqueueDeliveries(ctx, event, verified ? [verified] : [])
   }
-  return enqueueDeliveries(ctx, event, endpoints)
+  if (named && named.status !== 'active') {
+    throw invalidState(`Endpoint ${named.id} is ${named.status}: events other than webhook.verified skip it until it answers one with a 2xx.`)
+  }
+  return enqueueDeliveries(ctx, event, named ? [named] : activeEndpoints(ctx, event.merchantId, event.mode))
 }
 
 /** Events of the merchant and mode after `lastId` (for a stream resuming with Last-Event-ID), oldest first. */

@@ -57,9 +57,15 @@ export function listEndpoints(ctx: ServiceContext, caller: Caller): WebhookEndpo
     .map((endpoint) => presentEndpoint(endpoint, now))
 }
 
-function ownEndpoint(ctx: ServiceContext, caller: Caller, id: string): WebhookEndpointRecord {
+/** The caller's endpoint of its mode with this id, if there is one. */
+export function findOwnEndpoint(ctx: ServiceContext, caller: Caller, id: string): WebhookEndpointRecord | undefined {
   const endpoint = ctx.store.get('webhookEndpoints', id)
-  if (!endpoint || endpoint.merchantId !== caller.merchant.id || endpoint.mode !== caller.mode) throw notFound('webhook endpoint')
+  return endpoint && endpoint.merchantId === caller.merchant.id && endpoint.mode === caller.mode ? endpoint : undefined
+}
+
+export function ownEndpoint(ctx: ServiceContext, caller: Caller, id: string): WebhookEndpointRecord {
+  const endpoint = findOwnEndpoint(ctx, caller, id)
+  if (!endpoint) throw notFound('webhook endpoint')
   return endpoint
 }
 

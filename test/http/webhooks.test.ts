@@ -179,6 +179,39 @@ describe('delivery', () => {
     expect(JSON.parse(again!.body)).toEqual(original)
   })
 
+  it('resends an event other than webhook.verified to active endpoints only, as the first delivery', async () => {
+    const { api, receiver: r, paidSession } = await setup()
+    await paidSession()
+    const [, , , succeeded] = await r.waitFor(4)
+    const eventId = JSON.parse(succeeded!.body).event_id
+    const unverified = await receiver()
+    unverified.respondWith(() => 500)
+    const pending = (await api.post('/v1/webhook-endpoints', { url: unverified.url })).body.endpoint
+    await unverified.waitFor(1)
+    const refused = await api.post(`/_sim/events/${eventId}/resend`, { endpointId: pending.id })
+    expect(refused.status).toBe(409)
+    expect(refused.body.error.code).toBe('invalid_state')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(unverified.requests.map((q) => JSON.parse(q.body).type)).toEqual(['webhook.verified'])
+  })
+
+  it('resends webhook.verified only to the endpoint it verifies', async () => {
+    const { api, receiver: r, endpoint } = await setup()
+    const verificationId = JSON.parse(r.requests[0]!.body).event_id
+    const other = await receiver()
+    const second = (await api.post('/v1/webhook-endpoints', { url: other.url })).body.endpoint
+    await other.waitFor(1)
+    await endpointsActive(api)
+    const resent = await api.post(`/_sim/events/${verificationId}/resend`)
+    expect(resent.body.deliveries.map((d: { endpointId: string }) => d.endpointId)).toEqual([endpoint.id])
+    const misdirected = await api.post(`/_sim/events/${verificationId}/resend`, { endpointId: second.id })
+    expect(misdirected.status).toBe(400)
+    expect(misdirected.body.error.param).toBe('endpointId')
+    await r.waitFor(2)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(other.requests).toHaveLength(1)
+  })
+
   it('rotation signs with both secrets for 72 hours, then only the new one', async () => {
     const { api, receiver: r, endpoint, paidSession } = await setup()
     const rotated = await api.post(`/v1/webhook-endpoints/${endpoint.id}/rotate`)

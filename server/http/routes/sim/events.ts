@@ -59,10 +59,11 @@ export function eventsRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/events/:id/resend',
       summary: 'Deliver an event again, to one endpoint or every active one',
-      description: 'Sends the event again with a new signature and the same event id, as a receiver\'s de-duplication must expect.',
+      description: 'Sends the event again with a new signature and the same event id, as a receiver\'s de-duplication must expect. As a first delivery: `webhook.verified` only to the endpoint it verifies (another `endpointId` is 400), any other event only to active endpoints (a pending `endpointId` is 409 `invalid_state`).',
       auth: 'secret',
       body: resendEventRequestSchema,
       response: { body: resendEventResponseSchema },
+      errors: ['invalid_state'],
     },
     ({ caller, params, body }) => ({ body: { deliveries: resendEvent(ctx, caller, params.id!, body.endpointId).map(presentDelivery) } }),
   )
