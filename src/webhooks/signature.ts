@@ -7,8 +7,12 @@ export const EVENT_ID_HEADER = 'X-Service-Event-Id'
 /** A receiver rejects deliveries whose timestamp is older than this (spec). */
 export const DEFAULT_TOLERANCE_SECONDS = 300
 
-/** HMAC-SHA256 of `<timestamp>.<raw body>` with the endpoint secret, hex encoded (spec, Delivery and verification). */
-export function computeSignature(secret: string, timestampSeconds: number, rawBody: string | Buffer): string {
+/**
+ * HMAC-SHA256 of `<timestamp>.<raw body>` with the endpoint secret, hex
+ * encoded (spec, Delivery and verification). A receiver passes the
+ * `Service-Timestamp` header as received: the signed string is its text.
+ */
+export function computeSignature(secret: string, timestampSeconds: number | string, rawBody: string | Buffer): string {
   return createHmac('sha256', secret).update(`${timestampSeconds}.`).update(rawBody).digest('hex')
 }
 
@@ -77,15 +81,13 @@ export function verifyWebhook<T = unknown>(rawBody: string | Buffer, headers: He
   if (now - Number(timestamp) > tolerance) {
     throw new WebhookVerificationError('timestamp_out_of_tolerance', `The delivery is older than ${tolerance} seconds.`)
   }
-  const expected = Buffer.from(computeSignature(secret, Number(timestamp), rawBody), 'hex')
+  const expected = Buffer.from(computeSignature(secret, timestamp, rawBody), 'hex')
   const matches = signature
     .split(',')
     .map((part) => part.trim())
-    .filter((part) => part.startsWith('v1='))
-    .some((part) => {
-      const given = Buffer.from(part.slice(3), 'hex')
-      return given.length === expected.length && timingSafeEqual(given, expected)
-    })
+    // Whole hex values only: Buffer.from(..., 'hex') stops at the first other character, so a signature with anything appended would decode to the genuine one.
+    .filter((part) => /^v1=[0-9a-fA-F]{64}$/.test(part))
+    .some((part) => timingSafeEqual(Buffer.from(part.slice(3), 'hex'), expected))
   if (!matches) throw new WebhookVerificationError('invalid_signature', 'No signature matches the secret.')
   try {
     return JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')) as T

@@ -1,0 +1,32 @@
+import { createHmac } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { verifyWebhook } from '../../src/webhooks/signature.js'
+
+const secret = 'whsec_test'
+const body = JSON.stringify({ event_id: 'evt_1', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: {} } })
+const now = 1_800_000_000
+/** The spec's HMAC of `<timestamp>.<body>`, computed here without the code under test. */
+const hmac = (timestamp: string) => createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')
+const verify = (timestamp: string, signature: string) =>
+  verifyWebhook(body, { 'service-timestamp': timestamp, 'service-signature': signature }, secret, { nowSeconds: now })
+
+describe('verifyWebhook', () => {
+  it('accepts the genuine signature, in either letter case', () => {
+    expect(verify(String(now), `v1=${hmac(String(now))}`)).toMatchObject({ event_id: 'evt_1' })
+    expect(verify(String(now), `v1=${hmac(String(now)).toUpperCase()}`)).toMatchObject({ event_id: 'evt_1' })
+  })
+
+  it.each([
+    ['letters after it', (hex: string) => `v1=${hex}zz`],
+    ['hex digits after it', (hex: string) => `v1=${hex}00`],
+    ['a space inside it', (hex: string) => `v1=${hex.slice(0, 10)} ${hex.slice(10)}`],
+  ])('refuses a genuine signature with %s: only a whole v1= value matches', (_name, tamper) => {
+    expect(() => verify(String(now), tamper(hmac(String(now))))).toThrow(expect.objectContaining({ code: 'invalid_signature' }))
+  })
+
+  it('signs the Service-Timestamp header as it came, not the number it reads as', () => {
+    const padded = `0${now}`
+    expect(verify(padded, `v1=${hmac(padded)}`)).toMatchObject({ event_id: 'evt_1' })
+    expect(() => verify(padded, `v1=${hmac(String(now))}`)).toThrow(expect.objectContaining({ code: 'invalid_signature' }))
+  })
+})
