@@ -167,6 +167,16 @@ describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
     ])
   })
 
+  it.runIf(runnable(lang))('refuses a Service-Timestamp of non-ASCII digits with a 400, not a dropped connection', async () => {
+    const secret = 'whsec_sampleReceiverSecret0123456789'
+    const { url } = await startSample(secret)
+    const body = JSON.stringify({ event_id: 'evt_superscript', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: {} } })
+    // '²' is a digit to Python's str.isdigit(), and a Latin-1 byte a header can carry.
+    const headers = { ...signedHeaders([secret], Math.floor(Date.now() / 1000), body, 'evt_superscript'), 'service-timestamp': '\u00b2' }
+    const answer = await fetch(url, { method: 'POST', headers, body })
+    expect(answer.status).toBe(400)
+  })
+
   it.runIf(runnable(lang))('fulfils a real checkout_session.succeeded forwarded by `bula listen`, and not twice after a restart', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     const printed = await runCli(['listen', '--print-secret'], { env: merchant.env })

@@ -37,7 +37,8 @@ def refusal(raw_body: bytes, headers) -> "str | None":
     """
     timestamp = headers.get("Service-Timestamp", "")
     signatures = [part.strip()[3:] for part in headers.get("Service-Signature", "").split(",") if part.strip().startswith("v1=")]
-    if not timestamp.isdigit() or not signatures:
+    # isascii(): isdigit() alone takes "²" and other digits int() cannot read, and the handler would crash.
+    if not (timestamp.isascii() and timestamp.isdigit()) or not signatures:
         return "missing or malformed Service-Signature or Service-Timestamp"
     if abs(time.time() - int(timestamp)) > TOLERANCE_SECONDS:
         return "Service-Timestamp is more than 5 minutes away"
