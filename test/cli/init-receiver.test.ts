@@ -167,6 +167,18 @@ describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
     ])
   })
 
+  it.runIf(runnable(lang))('takes in an event once when its duplicates arrive at the same moment, as the duplicate fault sends them', async () => {
+    const secret = 'whsec_sampleReceiverSecret0123456789'
+    const { url } = await startSample(secret)
+    for (let round = 0; round < 20; round++) {
+      const eventId = `evt_sameMoment${round}`
+      const body = JSON.stringify({ event_id: eventId, type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: {} } })
+      const headers = signedHeaders([secret], Math.floor(Date.now() / 1000), body, eventId)
+      const answers = await Promise.all([1, 2, 3, 4].map(async () => (await fetch(url, { method: 'POST', headers, body })).json()))
+      expect(answers.filter((answer) => !(answer as { duplicate?: boolean }).duplicate), eventId).toHaveLength(1)
+    }
+  })
+
   it.runIf(runnable(lang))('refuses a Service-Timestamp of non-ASCII digits with a 400, not a dropped connection', async () => {
     const secret = 'whsec_sampleReceiverSecret0123456789'
     const { url } = await startSample(secret)

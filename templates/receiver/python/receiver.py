@@ -9,6 +9,7 @@ import hmac
 import json
 import os
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -26,6 +27,9 @@ seen = set()
 if os.path.exists(SEEN_FILE):
     with open(SEEN_FILE, encoding="utf-8") as lines:
         seen = {line.strip() for line in lines if line.strip()}
+# ThreadingHTTPServer answers requests side by side, and a duplicate can arrive
+# with the original: the check and the record must be one step.
+seen_lock = threading.Lock()
 
 
 def refusal(raw_body: bytes, headers) -> "str | None":
@@ -85,11 +89,14 @@ class Receiver(BaseHTTPRequestHandler):
             return self.answer(400, {"error": why})
         event = json.loads(raw_body)
         # The id from the signed body, not the X-Service-Event-Id header, which the signature does not cover.
-        if event["event_id"] in seen:
+        with seen_lock:
+            duplicate = event["event_id"] in seen
+            if not duplicate:
+                with open(SEEN_FILE, "a", encoding="utf-8") as log:
+                    log.write(event["event_id"] + "\n")
+                seen.add(event["event_id"])
+        if duplicate:
             return self.answer(200, {"received": True, "duplicate": True})
-        with open(SEEN_FILE, "a", encoding="utf-8") as log:
-            log.write(event["event_id"] + "\n")
-        seen.add(event["event_id"])
         # Answer first, then work: a slow answer looks like a failure to the sender, which then retries.
         self.answer(200, {"received": True})
         handle(event)
