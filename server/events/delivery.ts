@@ -62,6 +62,19 @@ export function enqueueDeliveries(
   })
 }
 
+/**
+ * Cancels the endpoint's pending deliveries when it is deleted, so that the
+ * event log shows no retry that will never come; their jobs then find them
+ * cancelled and do nothing.
+ */
+export function cancelDeliveriesTo(ctx: ServiceContext, endpointId: string): void {
+  // A copy: group() is the live array, and each put below touches the index.
+  for (const id of [...ctx.store.group('deliveries', 'byEndpoint', endpointId)]) {
+    const delivery = ctx.store.get('deliveries', id)
+    if (delivery?.status === 'pending') ctx.store.put('deliveries', { ...delivery, status: 'cancelled', nextAttemptAt: null })
+  }
+}
+
 /** The next fault plan of the merchant's mode, counting the draw so a seeded run repeats. */
 function drawFaults(ctx: ServiceContext, merchantId: string, mode: Mode): FaultPlan | undefined {
   const merchant = ctx.store.get('merchants', merchantId)
@@ -117,11 +130,13 @@ async function attempt(ctx: ServiceContext, delivery: DeliveryRecord, dueAt: num
   const latest = ctx.store.get('deliveries', deliveryId) ?? delivery
   const attempts = [...latest.attempts, { at: dueAt, signedAt, ...result }]
   const succeeded = isSuccess(attempts.at(-1)!)
-  const retryAt = succeeded ? null : nextRetryAt(dueAt, attempts.length)
+  // The endpoint deleted while this attempt was out: recorded, and not retried.
+  const cancelled = latest.status === 'cancelled'
+  const retryAt = succeeded || cancelled ? null : nextRetryAt(dueAt, attempts.length)
   ctx.store.put('deliveries', {
     ...latest,
     attempts,
-    status: succeeded ? 'succeeded' : retryAt === null ? 'failed' : 'pending',
+    status: cancelled ? 'cancelled' : succeeded ? 'succeeded' : retryAt === null ? 'failed' : 'pending',
     nextAttemptAt: retryAt,
   })
   if (succeeded && event.type === 'webhook.verified') {

@@ -8,7 +8,7 @@ import type {
 import type { Caller, ServiceContext } from '../context.js'
 import { hasCredentials, isAllowedUrl } from '../domain/urls.js'
 import { SECRET_OVERLAP_MS, presentEndpoint, type WebhookEndpointRecord } from '../domain/webhook-endpoint.js'
-import { enqueueDeliveries } from '../events/delivery.js'
+import { cancelDeliveriesTo, enqueueDeliveries } from '../events/delivery.js'
 import { recordEvent } from '../events/event-log.js'
 import { newId, newSecret } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
@@ -69,10 +69,11 @@ export function ownEndpoint(ctx: ServiceContext, caller: Caller, id: string): We
   return endpoint
 }
 
-/** A deleted endpoint gets nothing more: its pending deliveries are cancelled when they come up. */
+/** A deleted endpoint gets nothing more: its pending deliveries are cancelled. */
 export function deleteEndpoint(ctx: ServiceContext, caller: Caller, id: string): DeletedWebhookEndpoint {
   ownEndpoint(ctx, caller, id)
   ctx.store.delete('webhookEndpoints', id)
+  cancelDeliveriesTo(ctx, id)
   return { id, deleted: true }
 }
 

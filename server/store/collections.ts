@@ -76,7 +76,7 @@ export const INDEXES: IndexSpec<Collections> = {
     events: { byMerchantMode },
     emails: { byMerchantMode },
     webhookEndpoints: { byMerchantMode },
-    deliveries: { byEvent: (delivery) => delivery.eventId },
+    deliveries: { byEvent: (delivery) => delivery.eventId, byEndpoint: (delivery) => delivery.endpointId },
     invoices: { byMerchantMode },
     payouts: { byMerchantMode },
   },

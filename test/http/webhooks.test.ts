@@ -252,6 +252,18 @@ describe('delivery', () => {
     expect((await api.get('/v1/webhook-endpoints')).body.data).toEqual([])
   })
 
+  it('shows the pending deliveries of a deleted endpoint cancelled at once, with no next attempt', async () => {
+    const { api, receiver: r, endpoint, paidSession } = await setup()
+    r.respondWith(() => 500)
+    await paidSession()
+    const eventId = JSON.parse((await r.waitFor(4))[3]!.body).event_id
+    const deliveries = async () => (await api.get(`/_sim/events/${eventId}`)).body.deliveries
+    await expect.poll(async () => (await deliveries())[0].attempts.length).toBe(1)
+    expect((await deliveries())[0]).toMatchObject({ status: 'pending', nextAttemptAt: expect.any(Number) })
+    await api.delete(`/v1/webhook-endpoints/${endpoint.id}`)
+    expect((await deliveries())[0]).toMatchObject({ status: 'cancelled', nextAttemptAt: null })
+  })
+
   it('never sends a live event to a test endpoint, nor the other way round', async () => {
     const { keys, receiver: testReceiver, paidSession } = await setup()
     const live = await unlockLive(base, keys.secret)
