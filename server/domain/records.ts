@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { invalidRequest } from '../../src/errors.js'
 import { EVENT_TYPES, KEY_TYPES } from '../../src/schemas/enums.js'
+import { MAX_SIGNING_SECRETS } from './webhook-endpoint.js'
 import {
   MAX_AMOUNT,
   deliveryStatusSchema,
@@ -302,7 +303,7 @@ export const webhookEndpointRecordSchema = z.strictObject({
       }),
     )
     .min(1)
-    .max(10),
+    .max(MAX_SIGNING_SECRETS),
 })
 export type WebhookEndpointRecord = z.infer<typeof webhookEndpointRecordSchema>
 export type SigningSecret = WebhookEndpointRecord['secrets'][number]

@@ -15,7 +15,10 @@ const HOUR = 60 * MINUTE
  */
 export const RETRY_DELAYS_MS = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR, 24 * HOUR] as const
 
-/** The secrets to sign with at `now`: the current one, and a rotated one during its overlap. */
+/** The most secrets an endpoint signs with at once: the current one and nine rotated ones still in their overlap. */
+export const MAX_SIGNING_SECRETS = 10
+
+/** The secrets to sign with at `now`: the current one, and every rotated one still in its overlap, newest first. */
 export const activeSecrets = (endpoint: WebhookEndpointRecord, now: number): string[] =>
   endpoint.secrets.filter((s) => s.expiresAt === null || now < s.expiresAt).map((s) => s.secret)
 

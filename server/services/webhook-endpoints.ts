@@ -7,7 +7,7 @@ import type {
 } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { hasCredentials, isAllowedUrl } from '../domain/urls.js'
-import { SECRET_OVERLAP_MS, presentEndpoint, type WebhookEndpointRecord } from '../domain/webhook-endpoint.js'
+import { MAX_SIGNING_SECRETS, SECRET_OVERLAP_MS, presentEndpoint, type WebhookEndpointRecord } from '../domain/webhook-endpoint.js'
 import { cancelDeliveriesTo, enqueueDeliveries } from '../events/delivery.js'
 import { recordEvent } from '../events/event-log.js'
 import { newId, newSecret } from '../ids.js'
@@ -81,14 +81,14 @@ export function deleteEndpoint(ctx: ServiceContext, caller: Caller, id: string):
 export function rotateEndpointSecret(ctx: ServiceContext, caller: Caller, id: string): WebhookEndpointWithSecret {
   const endpoint = ownEndpoint(ctx, caller, id)
   const now = ctx.clock.now(caller.merchant.id)
-  const [current] = endpoint.secrets
+  // The secret being replaced starts its 72 hours; one replaced earlier keeps the rest of its own, as
+  // that rotation promised (an API key rotated twice does the same). Past MAX_SIGNING_SECRETS, the oldest ends now.
+  const kept = endpoint.secrets
+    .filter((s) => s.expiresAt === null || now < s.expiresAt)
+    .map((s) => (s.expiresAt === null ? { ...s, expiresAt: now + SECRET_OVERLAP_MS } : s))
   const rotated: WebhookEndpointRecord = {
     ...endpoint,
-    secrets: [
-      { secret: newSecret('whsec_'), createdAt: now, expiresAt: null },
-      // Only the secret being replaced overlaps; an older one ends now.
-      ...(current ? [{ ...current, expiresAt: now + SECRET_OVERLAP_MS }] : []),
-    ],
+    secrets: [{ secret: newSecret('whsec_'), createdAt: now, expiresAt: null }, ...kept].slice(0, MAX_SIGNING_SECRETS),
   }
   ctx.store.put('webhookEndpoints', rotated)
   sendVerification(ctx, rotated)

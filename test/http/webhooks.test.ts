@@ -237,6 +237,33 @@ describe('delivery', () => {
     expect(() => verifyWebhook(at73h.body, at73h.headers as Record<string, string>, endpoint.secret)).toThrow(/signature/)
   })
 
+  it('a second rotation within the overlap keeps the first old secret verifying for the rest of its 72 hours', async () => {
+    const { api, receiver: r, endpoint, paidSession } = await setup()
+    const first = (await api.post(`/v1/webhook-endpoints/${endpoint.id}/rotate`)).body.endpoint
+    await r.waitFor(2)
+    await api.post('/_sim/clock/advance', { ms: HOUR })
+    const second = (await api.post(`/v1/webhook-endpoints/${endpoint.id}/rotate`)).body.endpoint
+    // The latest overlap ends last (the merchant's clock also runs in real time).
+    expect(second.previousSecretExpiresAt - first.previousSecretExpiresAt).toBeGreaterThanOrEqual(HOUR)
+    const verification = (await r.waitFor(3))[2]!
+    expect(verification.headers['service-signature']).toBe(
+      `v1=${hmac(second.secret, verification)},v1=${hmac(first.secret, verification)},v1=${hmac(endpoint.secret, verification)}`,
+    )
+    await endpointsActive(api)
+
+    // 70 hours after the first rotation: the original secret still verifies, as that rotation promised.
+    await api.post('/_sim/clock/advance', { ms: 69 * HOUR })
+    await paidSession()
+    const at70h = (await r.waitFor(6))[5]!
+    expect(verifyWebhook(at70h.body, at70h.headers as Record<string, string>, endpoint.secret)).toBeTruthy()
+
+    // 72.5 hours after it: the original secret has ended, the one the second rotation replaced has not.
+    await api.post('/_sim/clock/advance', { ms: 2.5 * HOUR })
+    await paidSession()
+    const later = (await r.waitFor(9))[8]!
+    expect(later.headers['service-signature']).toBe(`v1=${hmac(second.secret, later)},v1=${hmac(first.secret, later)}`)
+  })
+
   it('sends a deleted endpoint nothing', async () => {
     const { api, receiver: r, endpoint, paidSession } = await setup()
     r.respondWith(() => 500)
