@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import { invalidRequest } from '../../src/errors.js'
 import { EVENT_TYPES, KEY_TYPES } from '../../src/schemas/enums.js'
-import { MAX_SIGNING_SECRETS } from './webhook-endpoint.js'
 import {
   MAX_AMOUNT,
   deliveryStatusSchema,
@@ -284,6 +283,9 @@ export const payoutRecordSchema = z.strictObject({
   sentAt: time.nullable(),
 })
 export type PayoutRecord = z.infer<typeof payoutRecordSchema>
+
+/** The most secrets an endpoint signs with at once: the current one and nine rotated ones still in their overlap. */
+export const MAX_SIGNING_SECRETS = 10
 
 export const webhookEndpointRecordSchema = z.strictObject({
   id: idOf('we'),

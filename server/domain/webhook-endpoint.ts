@@ -2,6 +2,7 @@ import type { Delivery, DeliveryAttempt, WebhookEndpoint } from '../../src/schem
 import type { DeliveryRecord, WebhookEndpointRecord } from './records.js'
 
 export type { DeliveryRecord, SigningSecret, WebhookEndpointRecord } from './records.js'
+export { MAX_SIGNING_SECRETS } from './records.js'
 
 /** The previous signing secret keeps verifying this long after a rotation (spec). */
 export const SECRET_OVERLAP_MS = 72 * 60 * 60 * 1000
@@ -14,9 +15,6 @@ const HOUR = 60 * MINUTE
  * is marked failed (the spec leaves the schedule open).
  */
 export const RETRY_DELAYS_MS = [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR, 24 * HOUR] as const
-
-/** The most secrets an endpoint signs with at once: the current one and nine rotated ones still in their overlap. */
-export const MAX_SIGNING_SECRETS = 10
 
 /** The secrets to sign with at `now`: the current one, and every rotated one still in its overlap, newest first. */
 export const activeSecrets = (endpoint: WebhookEndpointRecord, now: number): string[] =>

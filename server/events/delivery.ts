@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks'
 import type { DeliveryAttempt, Mode } from '../../src/schemas/index.js'
 import { postReadingAtMost } from '../../src/webhooks/answer.js'
 import { signedHeaders } from '../../src/webhooks/signature.js'
-import type { ServiceContext } from '../context.js'
+import { notFound } from '../../src/errors.js'
+import type { Caller, ServiceContext } from '../context.js'
 import { planFaults, type FaultPlan } from '../domain/faults.js'
 import {
   activeSecrets,
@@ -17,6 +18,18 @@ import { merchantModeGroup } from '../store/collections.js'
 import { eventPayload, type EventRecord } from './payload.js'
 
 const RESPONSE_SNIPPET = 500
+
+/** The caller's endpoint of its mode with this id, if there is one. */
+export function findOwnEndpoint(ctx: ServiceContext, caller: Caller, id: string): WebhookEndpointRecord | undefined {
+  const endpoint = ctx.store.get('webhookEndpoints', id)
+  return endpoint && endpoint.merchantId === caller.merchant.id && endpoint.mode === caller.mode ? endpoint : undefined
+}
+
+export function ownEndpoint(ctx: ServiceContext, caller: Caller, id: string): WebhookEndpointRecord {
+  const endpoint = findOwnEndpoint(ctx, caller, id)
+  if (!endpoint) throw notFound('webhook endpoint')
+  return endpoint
+}
 
 /** The endpoints that hear an event: every active endpoint of its merchant and mode. */
 export function activeEndpoints(ctx: ServiceContext, merchantId: string, mode: string): WebhookEndpointRecord[] {

@@ -2,10 +2,9 @@ import { invalidRequest, invalidState, notFound } from '../../src/errors.js'
 import type { EventList, EventType, EventWithDeliveries, ListEventsQuery, Mode } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { presentDelivery, type DeliveryRecord } from '../domain/webhook-endpoint.js'
-import { findOwnEndpoint, ownEndpoint } from '../services/webhook-endpoints.js'
 import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
-import { activeEndpoints, enqueueDeliveries } from './delivery.js'
+import { activeEndpoints, enqueueDeliveries, findOwnEndpoint, ownEndpoint } from './delivery.js'
 import { eventPayload, type EventRecord } from './payload.js'
 
 /**

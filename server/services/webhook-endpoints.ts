@@ -1,4 +1,4 @@
-import { invalidRequest, notFound } from '../../src/errors.js'
+import { invalidRequest } from '../../src/errors.js'
 import type {
   CreateWebhookEndpointRequest,
   DeletedWebhookEndpoint,
@@ -8,7 +8,7 @@ import type {
 import type { Caller, ServiceContext } from '../context.js'
 import { hasCredentials, isAllowedUrl } from '../domain/urls.js'
 import { MAX_SIGNING_SECRETS, SECRET_OVERLAP_MS, presentEndpoint, type WebhookEndpointRecord } from '../domain/webhook-endpoint.js'
-import { cancelDeliveriesTo, enqueueDeliveries } from '../events/delivery.js'
+import { cancelDeliveriesTo, enqueueDeliveries, ownEndpoint } from '../events/delivery.js'
 import { recordEvent } from '../events/event-log.js'
 import { newId, newSecret } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
@@ -55,18 +55,6 @@ export function listEndpoints(ctx: ServiceContext, caller: Caller): WebhookEndpo
     .map((id) => ctx.store.get('webhookEndpoints', id))
     .filter((endpoint): endpoint is WebhookEndpointRecord => endpoint !== undefined)
     .map((endpoint) => presentEndpoint(endpoint, now))
-}
-
-/** The caller's endpoint of its mode with this id, if there is one. */
-export function findOwnEndpoint(ctx: ServiceContext, caller: Caller, id: string): WebhookEndpointRecord | undefined {
-  const endpoint = ctx.store.get('webhookEndpoints', id)
-  return endpoint && endpoint.merchantId === caller.merchant.id && endpoint.mode === caller.mode ? endpoint : undefined
-}
-
-export function ownEndpoint(ctx: ServiceContext, caller: Caller, id: string): WebhookEndpointRecord {
-  const endpoint = findOwnEndpoint(ctx, caller, id)
-  if (!endpoint) throw notFound('webhook endpoint')
-  return endpoint
 }
 
 /** A deleted endpoint gets nothing more: its pending deliveries are cancelled. */
