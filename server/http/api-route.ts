@@ -6,6 +6,7 @@ import type { Caller, ServiceContext } from '../context.js'
 import { authenticate, callerOf } from './auth.js'
 import { handle, type Reply } from './handle.js'
 import { injectFaults } from './faults.js'
+import { jsonBody } from './json-body.js'
 import { declareRoute, faultsApply, type RouteSpec } from './openapi-routes.js'
 import { idempotencyKeyOf, parseWith } from './validate.js'
 
@@ -61,6 +62,7 @@ function recordObjectId(res: Response, reply: Reply | undefined): void {
  * (server/http/handle.ts).
  */
 export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?: (caller: Caller) => void } = {}) {
+  const readBody = jsonBody()
   return <const S extends RouteSpec>(spec: S, run: RouteHandler<S>): void => {
     const before: RequestHandler[] = []
     if (spec.auth !== 'none') before.push(authenticate(ctx, { allowPublishable: spec.auth === 'secret-or-publishable' }))
@@ -75,6 +77,9 @@ export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?
         }
       })
     }
+    // The body is read only once the key (401) and the tier (403 business_only) passed, as the spec orders them:
+    // a request without a valid key learns nothing from its body, whatever it is (malformed, over 1 MiB, __proto__).
+    before.push(...readBody)
     if (faultsApply(spec)) before.push(injectFaults(ctx))
     declareRoute(
       router,

@@ -4,7 +4,6 @@ import { dashboardLoginRouter, dashboardRouter } from './dashboard/router.js'
 import { DashboardSessions } from './dashboard/sessions.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { hostCheck } from './host-check.js'
-import { jsonBody } from './json-body.js'
 import { openApiRouter } from './openapi.js'
 import { requestLogging } from './request-logging.js'
 import { checkoutPagesRouter } from './pages/checkout.js'
@@ -38,7 +37,6 @@ export function createApp({ ctx, version, log, logRequests, listenHost }: AppOpt
   app.use(requestLogging(ctx, { log, logRequests }))
   // Before every route and body parser: nothing answers a name that DNS rebinding could have pointed here.
   app.use(hostCheck(listenHost === undefined ? ctx.allowedHosts : [...ctx.allowedHosts, listenHost.toLowerCase()]))
-  app.use(jsonBody())
   const dashboardSessions = new DashboardSessions(() => ctx.clock.wallNow())
   app.use('/_sim/state', stateRouter(ctx))
   app.use('/_sim/dashboard', dashboardLoginRouter(ctx, dashboardSessions))

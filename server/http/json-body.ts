@@ -127,7 +127,8 @@ function readPlainJson(req: Request, bytes: number, next: NextFunction): void {
 }
 
 /**
- * The JSON body parser of every route: a plain JSON body read directly, any
+ * The JSON body parser of every API route (api-route.ts, after the key and
+ * the tier are checked): a plain JSON body read directly, any
  * other through express.json (1 MiB; the errors of both become 400 and 413
  * in errors.ts), then the `__proto__` and depth checks.
  */
@@ -140,7 +141,16 @@ export function jsonBody(): RequestHandler[] {
       else readPlainJson(req, bytes, next)
     },
     (req, _res, next) => {
-      if (typeof req.body === 'object' && req.body !== null) checkParsedBody(req.body as object)
+      if (typeof req.body === 'object' && req.body !== null) {
+        try {
+          checkParsedBody(req.body as object)
+        } catch (error) {
+          // A refused body is no body: what reads req.body later (the request log's digest of an authenticated
+          // call) must not walk a 200,000-deep value, which overflows its stack.
+          req.body = undefined
+          throw error
+        }
+      }
       next()
     },
   ]

@@ -116,6 +116,19 @@ describe('errors and the envelope', () => {
     expect(response.body.error.code).toBe('payload_too_large')
   })
 
+  it('checks the key and the tier before the body: 401 and 403 business_only come before a malformed, too large or __proto__ body', async () => {
+    const individual = await signupMerchant(base, 'individual')
+    const bodies = ['{"amount":', `{"a":"${'x'.repeat(1024 * 1024)}"}`, '{"__proto__":{}}']
+    for (const rawBody of bodies) {
+      for (const key of [undefined, 'sk_test_unknown']) {
+        const response = await call(base, 'POST', '/v1/checkout-sessions', { key, rawBody, headers: { 'idempotency-key': 'k' } })
+        expect(response.status, `${key} ${rawBody.slice(0, 20)}`).toBe(401)
+      }
+      const invoice = await call(base, 'POST', '/v1/invoices', { key: individual.keys.secret, rawBody, headers: { 'idempotency-key': 'k' } })
+      expect([invoice.status, invoice.body.error.code]).toEqual([403, 'business_only'])
+    }
+  })
+
   it('answers an unknown route with 404 not_found, with or without a key', async () => {
     for (const key of [undefined, server().demo!.business.secret]) {
       for (const path of ['/v1/nothing', '/_sim/nothing', '/']) {

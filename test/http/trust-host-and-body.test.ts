@@ -207,6 +207,17 @@ describe('__proto__ keys in JSON bodies', () => {
     expect(response.body.error).toEqual({ code: 'invalid_request', message: expect.stringMatching(/more than \d+ levels deep/) })
   })
 
+  it('answers a 200,000-deep body of an authenticated, idempotent request with 400, and never logs the refused body', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`
+    const response = await post('/v1/checkout-sessions', keys.secret, `{"amount":100,"currency":"FJD","metadata":{"a":${deep}}}`, idempotent().headers)
+    expect(response.status).toBe(400)
+    expect(response.body.error.message).toMatch(/more than \d+ levels deep/)
+    // The request log digests an idempotent request's body; a refused one is no body, and digesting it overflowed the stack.
+    const log = await client(server().baseUrl, keys.secret).get('/_sim/logs')
+    expect(log.body.data[0]).toMatchObject({ method: 'POST', path: '/v1/checkout-sessions', status: 400 })
+  })
+
   it('walks a 300,000-item array of objects without overflowing', async () => {
     const { keys } = await signupMerchant(server().baseUrl)
     const wide = `[${Array.from({ length: 300_000 }, () => '{}').join(',')},{"__proto__":1}]`
