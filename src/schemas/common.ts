@@ -54,5 +54,5 @@ export const integerQuerySchema = (name: string, range: { min?: number; max?: nu
       .max(range.max ?? Number.MAX_SAFE_INTEGER),
   )
 
-/** The list `limit` of the spec: 1 to `max` (100), as a query string value. */
-export const limitQuerySchema = (max = 100) => integerQuerySchema('limit', { min: 1, max })
+/** The list `limit` of the spec: 1 to `max` (100), as a query string value; the message says the range, as `limit=0` is a whole number too. */
+export const limitQuerySchema = (max = 100) => integerQuerySchema('limit', { min: 1, max }, `a whole number from 1 to ${max}`)

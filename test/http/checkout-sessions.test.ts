@@ -273,6 +273,12 @@ describe('GET /v1/checkout-sessions', () => {
     expect(response.body.error).toMatchObject({ code: 'invalid_request', param })
   })
 
+  it.each(['limit=0', 'limit=101', 'limit=-1'])('says the range of limit when %s is out of it', async (query) => {
+    const { api } = await merchant()
+    const response = await api.get(`/v1/checkout-sessions?${query}`)
+    expect(response.body.error.message).toBe('Invalid `limit`: limit must be a whole number from 1 to 100.')
+  })
+
   it('accepts limit 1 and 100', async () => {
     const { api } = await merchant()
     expect((await api.get('/v1/checkout-sessions?limit=1')).status).toBe(200)
