@@ -1,5 +1,5 @@
 import { apiError } from '../domain/error-catalog.js'
-import type { Request, RequestHandler, Response, Router } from 'express'
+import { Router, type Request, type RequestHandler, type Response } from 'express'
 import type { z } from 'zod'
 import { emptyBodySchema } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
@@ -50,6 +50,13 @@ function recordObjectId(res: Response, reply: Reply | undefined): void {
   const id = (reply?.body as { id?: unknown } | undefined)?.id
   if (typeof id === 'string' || typeof id === 'number') res.locals.objectId = String(id)
 }
+
+/**
+ * A router for API routes: its paths match case-sensitively, as the
+ * service's do, so `/v1/Invoices` or `/v1/checkout-sessions/{id}/CANCEL` is
+ * the 404 it would be there, not a route that works only here.
+ */
+export const apiRouter = (): Router => Router({ caseSensitive: true })
 
 /**
  * The routes of one router, declared once: each spec is what /openapi.json

@@ -34,6 +34,8 @@ export function createApp({ ctx, version, log, logRequests, listenHost }: AppOpt
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
+  // Mount paths too (`/V1/...` is no route); set before the first app.use, which creates the app's router.
+  app.enable('case sensitive routing')
   app.use(requestLogging(ctx, { log, logRequests }))
   // Before every route and body parser: nothing answers a name that DNS rebinding could have pointed here.
   app.use(hostCheck(listenHost === undefined ? ctx.allowedHosts : [...ctx.allowedHosts, listenHost.toLowerCase()]))

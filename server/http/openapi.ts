@@ -4,7 +4,7 @@ import * as schemas from '../../src/schemas/index.js'
 import { EXAMPLES } from '../../src/schemas/examples.js'
 import { ERROR_CODES, statusesOf, type ErrorCode, type ResponseHeader } from '../domain/error-catalog.js'
 import type { ServiceContext } from '../context.js'
-import { apiRoutes } from './api-route.js'
+import { apiRouter, apiRoutes } from './api-route.js'
 import {
   faultsApply,
   joinPaths,
@@ -387,7 +387,7 @@ export function openApiDocument(app: Express, version: string, baseUrl?: string)
 
 /** `GET /openapi.json`, built on the first request, when every route of the app is in place and the server knows its address. */
 export function openApiRouter(app: Express, ctx: ServiceContext, version: string): Router {
-  const router = Router()
+  const router = apiRouter()
   let document: OpenApiDocument | undefined
   apiRoutes(router, ctx)(
     { method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', description: 'Generated from the routes and their zod schemas, with the running server as `servers[0]`.', auth: 'none', response: { body: schemas.openApiDocumentSchema } },

@@ -129,6 +129,14 @@ describe('errors and the envelope', () => {
     }
   })
 
+  it('matches paths case-sensitively: another spelling of a route is 404 not_found, not the route', async () => {
+    const key = server().demo!.business.secret
+    for (const path of ['/V1/merchants/me', '/v1/Merchants/me', '/v1/merchants/ME', '/v1/checkout-sessions/cs_x/CANCEL', '/_sim/CLOCK', '/V1/api-keys', '/openapi.JSON']) {
+      const response = await call(base, path.includes('CANCEL') ? 'POST' : 'GET', path, { key })
+      expect([response.status, response.body.error?.code], path).toEqual([404, 'not_found'])
+    }
+  })
+
   it('answers an unknown route with 404 not_found, with or without a key', async () => {
     for (const key of [undefined, server().demo!.business.secret]) {
       for (const path of ['/v1/nothing', '/_sim/nothing', '/']) {

@@ -6,7 +6,7 @@ import { parseKeyPrefix } from '../../domain/api-key.js'
 import { newToken } from '../../ids.js'
 import { findUsableKey, keyStillUsable } from '../../services/api-keys.js'
 import { safe } from '../../templates.js'
-import { apiRoutes } from '../api-route.js'
+import { apiRouter, apiRoutes } from '../api-route.js'
 import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, SIGNED_OUT_KEY_ENDED, dashPath, dashboardHeaders, readCookie, sameOrigin, sameToken } from './kit.js'
 import { registerDevelopersPages } from './pages/developers.js'
 import { registerDoctorPages } from './pages/doctor.js'
@@ -149,7 +149,7 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
 
 /** `POST /_sim/dashboard/login-links`: what `bula dashboard` opens. */
 export function dashboardLoginRouter(ctx: ServiceContext, sessions: DashboardSessions): Router {
-  const router = Router()
+  const router = apiRouter()
   apiRoutes(router, ctx)(
     {
       method: 'post',

@@ -8,11 +8,11 @@ import {
 } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { createKey, listKeys, revokeKey, rotateKey } from '../../services/api-keys.js'
-import { apiRoutes } from '../api-route.js'
+import { apiRouter, apiRoutes } from '../api-route.js'
 
 /** `/api-keys`, mounted with and without `/v1` (docs/simulator.md, "Merchants and keys"). */
 export function apiKeysRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route(
     {

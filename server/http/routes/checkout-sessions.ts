@@ -7,11 +7,11 @@ import {
 } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { cancelSession, createSession, getSession, listSessions } from '../../services/checkout-sessions.js'
-import { apiRoutes } from '../api-route.js'
+import { apiRouter, apiRoutes } from '../api-route.js'
 import { idempotentReply } from '../handle.js'
 
 export function checkoutSessionsRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   // Publishable keys may create sessions (spec, Authentication 2); nothing else.
   route(

@@ -2,11 +2,11 @@ import { Router } from 'express'
 import { createInvoiceRequestSchema, invoiceListSchema, invoiceSchema, listInvoicesQuerySchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { createInvoice, getInvoice, invoicePdf, listInvoices, requireBusiness, sendInvoice, voidInvoice } from '../../services/invoices.js'
-import { apiRoutes } from '../api-route.js'
+import { apiRouter, apiRoutes } from '../api-route.js'
 import { idempotentReply } from '../handle.js'
 
 export function invoicesRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   // 403 business_only on every Invoice route, before anything else is looked at (spec).
   const route = apiRoutes(router, ctx, { guard: requireBusiness })
   route(

@@ -2,10 +2,10 @@ import { Router } from 'express'
 import { merchantMeSchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { describeMe } from '../../services/merchants.js'
-import { apiRoutes } from '../api-route.js'
+import { apiRouter, apiRoutes } from '../api-route.js'
 
 export function merchantsRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   apiRoutes(router, ctx)(
     {
       method: 'get',

@@ -3,13 +3,13 @@ import { Router } from 'express'
 import { listPayoutsQuerySchema, payoutListSchema, payoutSchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { getPayout, listPayouts } from '../../services/payouts.js'
-import { apiRoutes } from '../api-route.js'
+import { apiRouter, apiRoutes } from '../api-route.js'
 import { authenticate } from '../auth.js'
 import { declareRoute } from '../openapi-routes.js'
 
 /** Read-only: Payouts come from settlement runs or the dashboard, never from the API (spec). */
 export function payoutsRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route(
     {

@@ -7,7 +7,7 @@ import {
 } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { exportMerchantState, importMerchantState, resetMerchantState } from '../../services/merchant-state.js'
-import { apiRoutes } from '../api-route.js'
+import { apiRouter, apiRoutes } from '../api-route.js'
 
 /**
  * `/_sim/state`: the calling merchant's own objects of the key's mode as a
@@ -16,7 +16,7 @@ import { apiRoutes } from '../api-route.js'
  * `--import` and `--export-on-exit`.
  */
 export function stateRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route(
     {

@@ -7,11 +7,11 @@ import {
 } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { deleteEndpoint, listEndpoints, registerEndpoint, rotateEndpointSecret } from '../../services/webhook-endpoints.js'
-import { apiRoutes } from '../api-route.js'
+import { apiRouter, apiRoutes } from '../api-route.js'
 
 /** `/webhook-endpoints`, mounted with and without `/v1` (docs/simulator.md, "Merchants and keys"). */
 export function webhookEndpointsRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route(
     {

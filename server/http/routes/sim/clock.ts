@@ -1,11 +1,11 @@
 import { Router } from 'express'
 import { advanceClockRequestSchema, advanceClockResponseSchema, clockSchema } from '../../../../src/schemas/index.js'
 import type { ServiceContext } from '../../../context.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 
 /** `/_sim/clock`: the merchant's own clock (docs/simulator.md, "The clock"). */
 export function clockRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route({ method: 'get', path: '/clock', summary: 'The merchant\'s clock', description: 'The merchant\'s simulated now (Unix ms) and its offset from the wall clock. Expiry, settlement and every timestamp use it.', auth: 'secret', response: { body: clockSchema } }, ({ caller }) => ({
     body: { now: ctx.clock.now(caller.merchant.id), offsetMs: ctx.clock.offset(caller.merchant.id) },

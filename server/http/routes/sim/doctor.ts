@@ -2,11 +2,11 @@ import { Router } from 'express'
 import { doctorQuerySchema, doctorReportSchema } from '../../../../src/schemas/index.js'
 import type { ServiceContext } from '../../../context.js'
 import { doctorReport } from '../../../services/doctor.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 
 /** `GET /_sim/doctor`: what the merchant's own traffic of the key's mode says about the integration (docs/faults-and-doctor.md). */
 export function doctorRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   apiRoutes(router, ctx)(
     {
       method: 'get',

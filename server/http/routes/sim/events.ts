@@ -13,12 +13,12 @@ import type { ServiceContext } from '../../../context.js'
 import { presentDelivery } from '../../../domain/webhook-endpoint.js'
 import { getEvent, listEvents, resendEvent } from '../../../events/event-log.js'
 import { listEmails } from '../../../services/outbox.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 import { serveEventStream, serveRequestLogStream } from '../event-stream.js'
 
 /** `/_sim/events`, `/_sim/logs` and `/_sim/emails`: what happened, in the key's mode, as lists and as streams. */
 export function eventsRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route(
     {

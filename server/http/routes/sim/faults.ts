@@ -7,7 +7,7 @@ import {
   deletedApiFaultSchema,
 } from '../../../../src/schemas/index.js'
 import type { ServiceContext } from '../../../context.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 import { checkFaultRoute } from '../../faults.js'
 
 /**
@@ -16,7 +16,7 @@ import { checkFaultRoute } from '../../faults.js'
  * routes, so a fault on `*` can always be listed and removed.
  */
 export function faultsRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route(
     {

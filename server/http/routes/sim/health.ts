@@ -2,11 +2,11 @@ import { Router } from 'express'
 import { healthSchema, signupRequestSchema, signupResponseSchema } from '../../../../src/schemas/index.js'
 import type { ServiceContext } from '../../../context.js'
 import { signup } from '../../../services/merchants.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 
 /** `/_sim/health` and `/_sim/merchants`: the two routes that take no key. */
 export function healthRouter(ctx: ServiceContext, version: string): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route({ method: 'get', path: '/health', summary: 'Whether the simulator is up, and its version', description: 'Needs no key; answers 200 as soon as the simulator serves requests.', auth: 'none', response: { body: healthSchema } }, () => ({
     body: { status: 'ok', version },

@@ -3,11 +3,11 @@ import { emailResponseSchema, invoiceSchema, payInvoiceRequestSchema, payRespons
 import type { ServiceContext } from '../../../context.js'
 import { emailInvoice } from '../../../services/invoice-email.js'
 import { payInvoice, requireBusiness, updateDraft } from '../../../services/invoices.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 
 /** `/_sim/invoices/{id}`: draft edits, e-mail and the customer's payment, for business accounts as on `/v1/invoices`. */
 export function simInvoicesRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx, { guard: requireBusiness })
   route(
     {

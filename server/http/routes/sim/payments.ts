@@ -2,11 +2,11 @@ import { Router } from 'express'
 import { payResponseSchema, paySessionRequestSchema } from '../../../../src/schemas/index.js'
 import type { ServiceContext } from '../../../context.js'
 import { paySession, sessionOfCaller } from '../../../services/checkout-sessions.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 
 /** `/_sim/checkout-sessions/{id}/pay`: the customer stand-in (docs/simulator.md). */
 export function paymentsRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   apiRoutes(router, ctx)(
     {
       method: 'post',

@@ -2,11 +2,11 @@ import { Router } from 'express'
 import { failNextPayoutRequestSchema, failNextPayoutResponseSchema, payoutResponseSchema } from '../../../../src/schemas/index.js'
 import type { ServiceContext } from '../../../context.js'
 import { failNextPayout, requestPayout } from '../../../services/payouts.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 
 /** `/_sim/payouts`: the dashboard's "pay out now" and the live payout fault. */
 export function simPayoutsRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route(
     {

@@ -3,11 +3,11 @@ import { ratesSchema, settingsSchema, updateRatesRequestSchema, updateSettingsRe
 import type { ServiceContext } from '../../../context.js'
 import { getRates, updateRates } from '../../../services/rates.js'
 import { presentSettings, updateSettings } from '../../../services/settings.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 
 /** `/_sim/settings` and `/_sim/rates`: the dashboard's settings and the quote rate table. */
 export function settingsRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route({ method: 'get', path: '/settings', summary: 'Dashboard settings', description: 'The settings of the key\'s mode: display name, invoice prefix and next number, receipts, payout schedule and destination, and whether live providers are on.', auth: 'secret', response: { body: settingsSchema } }, ({ caller }) => ({
     body: presentSettings(ctx.store.get('merchants', caller.merchant.id) ?? caller.merchant, caller.mode),

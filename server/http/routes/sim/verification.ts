@@ -7,11 +7,11 @@ import {
 } from '../../../../src/schemas/index.js'
 import type { ServiceContext } from '../../../context.js'
 import { approveVerification, getVerification, rejectVerification, submitVerification } from '../../../services/verification.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 
 /** `/_sim/verification`: submit, and play the reviewer (docs/simulator.md, "Verification"). */
 export function verificationRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route({ method: 'get', path: '/verification', summary: 'Verification status', description: 'Where the merchant\'s verification for live mode stands; the TIN is masked and documents are listed by type, size and SHA-256, never returned.', auth: 'secret', response: { body: verificationResponseSchema } }, ({ caller }) => ({
     body: { verification: getVerification(ctx, caller) },

@@ -2,11 +2,11 @@ import { Router } from 'express'
 import { webhookFaultsRequestSchema, webhookFaultsResponseSchema } from '../../../../src/schemas/index.js'
 import type { ServiceContext } from '../../../context.js'
 import { getFaults, setFaults } from '../../../services/webhook-faults.js'
-import { apiRoutes } from '../../api-route.js'
+import { apiRouter, apiRoutes } from '../../api-route.js'
 
 /** `/_sim/webhook-faults`: seeded delivery faults of the key's mode (docs/webhooks.md). */
 export function webhookFaultsRouter(ctx: ServiceContext): Router {
-  const router = Router()
+  const router = apiRouter()
   const route = apiRoutes(router, ctx)
   route({ method: 'get', path: '/webhook-faults', summary: 'Delivery faults of the key\'s mode', description: 'The seeded webhook delivery faults in force, or null, and how many draws have been made.', auth: 'secret', response: { body: webhookFaultsResponseSchema } }, ({ caller }) => ({
     body: { faults: getFaults(ctx, caller) },
