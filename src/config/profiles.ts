@@ -16,8 +16,13 @@ const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 
 type Env = NodeJS.ProcessEnv
 
-/** An environment variable, with an empty value counted as unset. */
-const envValue = (env: Env, name: string): string | undefined => env[name] || undefined
+/**
+ * An environment variable without the whitespace around it, with an empty
+ * value counted as unset. A key read from a secret file often ends in a
+ * newline, which no key or URL holds and which Node refuses in a header
+ * (the request then failed as a "network_error").
+ */
+const envValue = (env: Env, name: string): string | undefined => env[name]?.trim() || undefined
 
 /** `$BULA_CONFIG_DIR`, else `$XDG_CONFIG_HOME/bula`, else `~/.config/bula`. */
 export function configDir(env: Env = process.env): string {

@@ -158,6 +158,16 @@ describe('resolveConnection', () => {
     })
   })
 
+  it('drops whitespace around environment values, such as the newline a key read from a secret file ends with', async () => {
+    const padded = { ...env, BULA_API_KEY: 'sk_test_env\n', BULA_PUBLISHABLE_KEY: ' pk_test_env\r\n', BULA_BASE_URL: 'http://env\n', BULA_PROFILE: ' \n' }
+    expect(await resolveConnection({}, { env: padded })).toEqual({
+      profileName: 'default',
+      apiKey: 'sk_test_env',
+      publishableKey: 'pk_test_env',
+      baseUrl: 'http://env',
+    })
+  })
+
   it('refuses a named profile that does not exist, unless told to allow it', async () => {
     await expect(resolveConnection({ profile: 'typo' }, { env })).rejects.toMatchObject({
       code: 'unknown_profile',
