@@ -54,13 +54,22 @@ function bodySchema(path: string, method: string): Json {
   return { ...schema, components: document.components }
 }
 
+/**
+ * json-schema-faker makes a `multipleOf: 0.01` number as k × 0.01 in binary
+ * floating point, 51.160000000000004 for 51.16: a number of 15 decimal
+ * places, which the spec's "2 decimal places" refuses (and a strict JSON
+ * Schema validator too). The number it stands for is k / 100.
+ */
+const asHundredths = (body: Json): Json =>
+  typeof body?.taxPercent === 'number' ? { ...body, taxPercent: Math.round(body.taxPercent * 100) / 100 } : body
+
 describe('bodies generated from /openapi.json', () => {
   it.each(CREATES.map((create) => [create.path, create] as const))('POST %s accepts what its schema says is valid', async (path, create) => {
     const generate = createGenerator({ seed: SEED })
     const schema = bodySchema(path, 'post')
     const refused: string[] = []
     for (let n = 0; n < PER_OPERATION; n++) {
-      const body = await generate.generate(schema)
+      const body = asHundredths(await generate.generate(schema))
       const answer = await call(server.baseUrl, 'POST', path, { key: secret, body, headers: { 'idempotency-key': `schema-${path}-${n}` } })
       expect(answer.status, JSON.stringify(body)).toBeLessThan(500)
       if (answer.status < 300) continue
