@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { parseDuration } from '../../src/duration.js'
 import { usageParser } from '../../src/cli/usage.js'
-import { checkWebhookReceiver, type WebhookCheckResult } from '../../src/webhooks/check.js'
+import { checkWebhookReceiver, sendReadingStatusOnly, type WebhookCheckResult } from '../../src/webhooks/check.js'
 
 export default class WebhooksCheck extends BaseCommand<WebhookCheckResult> {
   static override summary = 'Test your webhook receiver: signatures, stale timestamps, replays, unknown fields and rotation.'
@@ -45,7 +45,7 @@ export default class WebhooksCheck extends BaseCommand<WebhookCheckResult> {
 
   async run(): Promise<WebhookCheckResult> {
     const { args, flags } = await this.parse(WebhooksCheck)
-    const result = await checkWebhookReceiver({ url: args.url, secret: flags.secret, timeoutMs: flags.timeout, send: fetch })
+    const result = await checkWebhookReceiver({ url: args.url, secret: flags.secret, timeoutMs: flags.timeout, send: sendReadingStatusOnly })
 
     this.printTable(
       result.cases,

@@ -103,12 +103,12 @@ async function post(url: string, headers: Record<string, string>, body: string, 
     const { status, text } = await postReadingAtMost(url, { headers, body, signal: AbortSignal.timeout(timeoutMs) })
     return { status, error: null, latencyMs: Math.round(performance.now() - started), response: text.slice(0, RESPONSE_SNIPPET) }
   } catch (error) {
-    const reason = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : describeFetchError(error)
+    const reason = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : describeSendFailure(error)
     return { status: null, error: reason, latencyMs: Math.round(performance.now() - started), response: '' }
   }
 }
 
-function describeFetchError(error: unknown): string {
+function describeSendFailure(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error))
 }

@@ -1,3 +1,6 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+
 /**
  * The most of a receiver's answer Bula reads, in the simulator's deliveries
  * and in `bula listen`: a receiver that answers gigabytes costs nothing
@@ -6,57 +9,62 @@
 export const MAX_ANSWER_BYTES = 64 * 1024
 
 /**
- * POSTs to a receiver and reads at most MAX_ANSWER_BYTES of its answer;
- * whatever it still sends is not read, and the connection goes. Redirects
- * are not followed: a receiver must answer at its own URL. `signal` (a
- * timeout) covers the answer's body too. A refused connection or the
- * timeout is thrown, for the caller to describe.
+ * POSTs to a receiver and reads at most `limit` bytes of its answer (0: the
+ * status line only); whatever it still sends is not read, and the connection
+ * goes. Redirects are not followed: a receiver must answer at its own URL.
+ * `signal` (a timeout) covers the answer's body too, and an answer that stops
+ * coming keeps what arrived: the status line already said how it went.
+ *
+ * Sent with node:http, not fetch: fetch refuses the ports browsers block
+ * (6000, 6665–6669, 10080 and more: "bad port"), where a receiver may well
+ * listen and the real service would deliver. A failure to connect or send is
+ * thrown as fetch throws it, an Error whose `cause` is Node's (its `code`
+ * says which: ECONNREFUSED, ECONNRESET); the timeout as the signal's reason.
  */
-export async function postReadingAtMost(
+export function postReadingAtMost(
   url: string,
   request: { headers: Record<string, string>; body: string; signal: AbortSignal },
+  limit = MAX_ANSWER_BYTES,
 ): Promise<{ status: number; text: string }> {
-  const enough = new AbortController()
-  let wholeAnswerRead = false
-  try {
-    const response = await fetch(url, { method: 'POST', headers: request.headers, body: request.body, redirect: 'manual', signal: AbortSignal.any([enough.signal, request.signal]) })
-    const { text, ended } = await readAtMost(response, MAX_ANSWER_BYTES)
-    wholeAnswerRead = ended
-    return { status: response.status, text }
-  } finally {
-    // An answer read to its end needs no abort: aborting builds a
-    // DOMException and runs the signal's listeners for nothing, about a fifth
-    // of a delivery's CPU on loopback (docs/performance.md).
-    if (!wholeAnswerRead) enough.abort()
-  }
-}
-
-/**
- * The start of an answer's body, at most `limit` bytes, and whether that was
- * the whole body (`ended`). An answer that stops coming (the timeout) keeps
- * what arrived: the receiver's status line already said how the delivery
- * went.
- */
-async function readAtMost(response: Response, limit: number): Promise<{ text: string; ended: boolean }> {
-  if (!response.body) return { text: '', ended: true }
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  let ended = false
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read()
-      if (done) {
-        ended = true
-        break
+  const { signal } = request
+  if (signal.aborted) return Promise.reject(signal.reason as Error)
+  const target = new URL(url)
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest
+  return new Promise((resolve, reject) => {
+    const outgoing = send(target, {
+      method: 'POST',
+      headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+      signal,
+    })
+    let answer: IncomingMessage | undefined
+    outgoing.on('error', (error) => {
+      // Once the status line is in, the answer's own close settles the result.
+      if (answer === undefined) reject(signal.aborted ? (signal.reason as Error) : new Error('request failed', { cause: error }))
+    })
+    outgoing.on('response', (response) => {
+      answer = response
+      const chunks: Buffer[] = []
+      let size = 0
+      let ended = false
+      const keep = (chunk: Buffer): void => {
+        chunks.push(chunk)
+        size += chunk.length
+        if (size >= limit) response.destroy()
       }
-      chunks.push(value)
-      size += value.byteLength
-    }
-  } catch {
-    // aborted by the timeout while reading
-  } finally {
-    if (!ended) void reader.cancel().catch(() => {})
-  }
-  return { text: new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit)), ended }
+      response.on('data', keep)
+      response.on('end', () => {
+        ended = true
+      })
+      // After the end, or the limit, or the timeout: an answer read to its end keeps its connection for the next POST.
+      response.on('close', () => {
+        if (!ended) outgoing.destroy()
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).subarray(0, limit).toString('utf8') })
+      })
+      response.on('error', () => {
+        // the timeout while reading: 'close' follows and keeps what arrived
+      })
+      if (limit === 0) response.destroy()
+    })
+    outgoing.end(request.body)
+  })
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { formatDuration } from '../duration.js'
 import type { CheckoutSession, Event } from '../schemas/index.js'
+import { postReadingAtMost } from './answer.js'
 import { DEFAULT_TOLERANCE_SECONDS, signedHeaders } from './signature.js'
 
 /** The deliveries `bula webhooks check` sends, in this order. */
@@ -20,6 +21,13 @@ export interface WebhookRequestInit {
 }
 
 export type WebhookSender = (url: string, init: WebhookRequestInit) => Promise<{ status: number; body: ReadableStream<Uint8Array> | null }>
+
+/**
+ * The sender of `bula webhooks check`: the simulator's own transport
+ * (postReadingAtMost), reading the status line only, so a receiver on a port
+ * fetch refuses (6000, 10080) is checked as it will be delivered to.
+ */
+export const sendReadingStatusOnly: WebhookSender = async (url, init) => ({ status: (await postReadingAtMost(url, init, 0)).status, body: null })
 
 export interface WebhookCheckOptions {
   url: string
@@ -197,7 +205,7 @@ async function send(
 
 const statusClass = (status: number): string => `${Math.floor(status / 100)}xx`
 
-/** fetch reports every network failure as `TypeError: fetch failed`; the cause says which. */
+/** fetch and postReadingAtMost report a network failure as an Error whose cause says which. */
 function describeFailure(failure: unknown, timeoutMs: number): string {
   if (failure instanceof Error && failure.name === 'TimeoutError') return `no answer within ${formatDuration(timeoutMs)}`
   const cause = failure instanceof Error ? (failure.cause as { code?: unknown; message?: unknown } | undefined) : undefined

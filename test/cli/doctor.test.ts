@@ -133,7 +133,7 @@ describe('bula doctor', () => {
     await new BulaClient({ baseUrl: serve.baseUrl, apiKey: live.secret }).updateSettings({
       payoutDestination: { type: 'bank_account', bankName: 'BSP', accountName: 'Kai Store Ltd', accountNumber: '12345678' },
     })
-    const https = await receiver('/webhooks', tls)
+    const https = await receiver('/webhooks', { tls })
     await api.createWebhookEndpoint({ url: https.url })
     await expect.poll(async () => (await api.listWebhookEndpoints()).data[0]!.status).toBe('active')
 

@@ -24,8 +24,15 @@ export interface Receiver {
   close(): Promise<void>
 }
 
-/** A real HTTP receiver on loopback that records what it is sent; HTTPS with `tls` (a key and certificate in PEM). */
-export async function startReceiver(path = '/webhooks', tls?: { key: string; cert: string }): Promise<Receiver> {
+export interface ReceiverOptions {
+  /** HTTPS, with a key and certificate in PEM. */
+  tls?: { key: string; cert: string }
+  /** A given port instead of one the system picks; taken, it rejects with EADDRINUSE. */
+  port?: number
+}
+
+/** A real HTTP receiver on loopback that records what it is sent. */
+export async function startReceiver(path = '/webhooks', { tls, port: wanted = 0 }: ReceiverOptions = {}): Promise<Receiver> {
   const requests: ReceivedRequest[] = []
   let answer: (request: ReceivedRequest, index: number) => number | { status: number; afterMs: number } = () => 200
   const waiters: (() => void)[] = []
@@ -45,7 +52,7 @@ export async function startReceiver(path = '/webhooks', tls?: { key: string; cer
     })
   }
   const server: Server = tls ? createTlsServer(tls, listener) : createServer(listener)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(wanted, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
     url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}${path}`,
@@ -74,12 +81,27 @@ export async function startReceiver(path = '/webhooks', tls?: { key: string; cer
 }
 
 /** For a test file: the function starts a receiver, and every receiver it started is closed after the file's tests. */
-export function useReceivers(): (path?: string, tls?: { key: string; cert: string }) => Promise<Receiver> {
+export function useReceivers(): (path?: string, options?: ReceiverOptions) => Promise<Receiver> {
   const started: Receiver[] = []
   afterAll(() => Promise.all(started.map((receiver) => receiver.close())))
-  return async (path, tls) => {
-    const receiver = await startReceiver(path, tls)
+  return async (path, options) => {
+    const receiver = await startReceiver(path, options)
     started.push(receiver)
     return receiver
   }
+}
+
+/**
+ * Ports fetch refuses, as browsers do ("bad port"), where a developer's
+ * receiver may still listen: a receiver on the first one free.
+ */
+export async function startReceiverOnBlockedPort(): Promise<Receiver> {
+  for (const port of [6000, 6665, 6666, 6667, 6668, 6669, 10080, 4190, 5060]) {
+    const receiver = await startReceiver('/webhooks', { port }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') return undefined
+      throw error
+    })
+    if (receiver) return receiver
+  }
+  throw new Error('every blocked port is taken on this machine')
 }

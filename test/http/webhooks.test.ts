@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { RETRY_DELAYS_MS } from '../../server/domain/webhook-endpoint.js'
 import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { DAY, HOUR, client, endpointsActive, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
-import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
+import { startReceiverOnBlockedPort, useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 import { tempFolder } from '../helpers/temp.js'
 
 let base: string
@@ -262,6 +262,21 @@ describe('delivery', () => {
     await paidSession()
     const later = (await r.waitFor(9))[8]!
     expect(later.headers['service-signature']).toBe(`v1=${hmac(second.secret, later)},v1=${hmac(first.secret, later)}`)
+  })
+
+  it('delivers to a receiver on a port fetch refuses (6000, 10080): the real service would', async () => {
+    const blocked = await startReceiverOnBlockedPort()
+    try {
+      // The port is one fetch refuses: the old transport failed every attempt with "bad port".
+      await expect(fetch(blocked.url, { method: 'POST' })).rejects.toMatchObject({ cause: { message: 'bad port' } })
+      const api = client(base, (await signupMerchant(base)).keys.secret)
+      expect((await api.post('/v1/webhook-endpoints', { url: blocked.url })).status).toBe(200)
+      const [verification] = await blocked.waitFor(1)
+      expect(JSON.parse(verification!.body).type).toBe('webhook.verified')
+      await endpointsActive(api)
+    } finally {
+      await blocked.close()
+    }
   })
 
   it('sends a deleted endpoint nothing', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { checkoutSessionSchema, eventSchema } from '../../src/schemas/index.js'
-import { checkWebhookReceiver, type WebhookRequestInit, type WebhookSender } from '../../src/webhooks/check.js'
+import { checkWebhookReceiver, sendReadingStatusOnly, type WebhookRequestInit, type WebhookSender } from '../../src/webhooks/check.js'
+import { startReceiverOnBlockedPort } from '../helpers/receiver.js'
 import { verifyWebhook, WebhookVerificationError, type VerifyOptions } from '../../src/webhooks/signature.js'
 
 const SECRET = 'whsec_unit_test_secret'
@@ -219,5 +220,19 @@ describe('checkWebhookReceiver', () => {
     expect(result.cases[0]).toMatchObject({ status: null, error: 'no answer within 30ms', passed: false })
     expect(result.cases[0]?.hint).toMatch(/^answer within 30ms: acknowledge with a 2xx first/)
     expect(result.cases[0]?.latencyMs).toBeGreaterThanOrEqual(25)
+  })
+})
+
+describe('the sender of bula webhooks check', () => {
+  it('reaches a receiver on a port fetch refuses, as deliveries do', async () => {
+    const blocked = await startReceiverOnBlockedPort()
+    try {
+      const result = await checkWebhookReceiver({ url: blocked.url, secret: SECRET, timeoutMs: 5_000, send: sendReadingStatusOnly })
+      // This receiver acknowledges everything: each case got its answer, none a network error.
+      expect(result.cases.map((c) => [c.status, c.error])).toEqual(result.cases.map(() => [200, null]))
+      expect(blocked.requests).toHaveLength(result.cases.length)
+    } finally {
+      await blocked.close()
+    }
   })
 })
