@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DAY, HOUR, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
@@ -50,6 +51,25 @@ describe('POST /v1/checkout-sessions', () => {
     const response = await create({ amount: 100, currency: 'FJD' }, null)
     expect(response.status).toBe(400)
     expect(response.body.error).toMatchObject({ code: 'invalid_request', param: 'Idempotency-Key' })
+  })
+
+  it('refuses two Idempotency-Key headers, which Node would join into a key never sent ("a, b")', async () => {
+    const { keys, api } = await merchant()
+    const body = JSON.stringify({ amount: 100, currency: 'FJD' })
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const url = new URL('/v1/checkout-sessions', base)
+      // A flat list of name, value pairs: the only way to send one header twice (and Node then adds no Host).
+      const headers = ['host', url.host, 'authorization', `Bearer ${keys.secret}`, 'content-type', 'application/json', 'idempotency-key', 'a', 'idempotency-key', 'b']
+      const request = httpRequest(url, { method: 'POST', headers }, (response) => {
+        let text = ''
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        response.on('end', () => resolve({ status: response.statusCode!, text }))
+      })
+      request.on('error', reject).end(body)
+    })
+    expect(answer.status, answer.text).toBe(400)
+    expect(JSON.parse(answer.text).error).toMatchObject({ code: 'invalid_request', param: 'Idempotency-Key' })
+    expect((await api.get('/v1/checkout-sessions')).body.data).toHaveLength(0)
   })
 
   it('replays the original with 201 and refuses a changed amount, currency or quote', async () => {
