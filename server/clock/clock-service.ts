@@ -369,8 +369,7 @@ export class ClockService {
    */
   private async runDue(merchantId: string, target: number, moveClock: boolean): Promise<{ ran: ModeRanAction[]; waitedMs: number }> {
     const ran: ModeRanAction[] = []
-    const heap = this.heaps.get(merchantId)
-    if (!heap) return { ran, waitedMs: 0 }
+    if (!this.heaps.has(merchantId)) return { ran, waitedMs: 0 }
     const inFlight = this.inFlightOf(merchantId)
     // Real waiting, measured on a monotonic clock: the wall clock (and a test's manual one) is about dates.
     const deadline = performance.now() + (moveClock ? (this.deps.networkWaitMs ?? 0) : 0)
@@ -388,6 +387,8 @@ export class ClockService {
     let reporting = true
     const startedHere = new Set<Promise<void>>()
     for (;;) {
+      // Read afresh each time: a state reset or import rebuilds the queue (reload) while a job awaits the network.
+      const heap = this.heapOf(merchantId)
       const entry = heap.peek()
       const waitingFrom = Math.min(...[...inFlight.values()].map((job) => job.dueAt))
       if (entry === undefined || entry.dueAt > target) {
@@ -452,7 +453,7 @@ export class ClockService {
       const mode = job.payload.mode === 'test' || job.payload.mode === 'live' ? job.payload.mode : null
       ran.push({ at: job.dueAt, kind: job.kind, mode, description: `${job.kind} ${job.id} is still waiting for an answer; it finishes in the background` })
     }
-    if (heap.size === 0) this.heaps.delete(merchantId)
+    if (this.heaps.get(merchantId)?.size === 0) this.heaps.delete(merchantId)
     return { ran: ran.sort((a, b) => a.at - b.at), waitedMs: Math.round(waitedMs) }
   }
 

@@ -116,6 +116,26 @@ describe('ClockService', () => {
     expect(errors).toHaveLength(1)
   })
 
+  it('keeps the queue a reload rebuilt while an advance waits on a receiver (a state reset mid-advance)', async () => {
+    const { store, wall } = await setup()
+    const clock = new ClockService({ store, wall, onError: () => {}, networkWaitMs: 10_000 })
+    let answer = (): void => {}
+    const seen: string[] = []
+    clock.register('deliver', () => new Promise<undefined>((resolve) => (answer = () => resolve(undefined))))
+    clock.register('note', (job) => void seen.push(String(job.payload.name)))
+    clock.schedule('ms_a', 'deliver', START + MINUTE)
+    clock.schedule('ms_a', 'note', START + 2 * MINUTE, { name: 'after the answer' })
+    const advance = clock.advance('ms_a', { ms: 60 * MINUTE }, 'both')
+    await vi.waitFor(() => expect(clock.now('ms_a')).toBe(START + MINUTE))
+    // What a reset does: the queue is rebuilt from the store, and the next settlement run is planned on it.
+    clock.reload()
+    clock.schedule('ms_a', 'note', START + 3 * 24 * 60 * MINUTE, { name: 'settlement' })
+    answer()
+    await advance
+    await clock.advance('ms_a', { ms: 4 * 24 * 60 * MINUTE }, 'both')
+    expect(seen).toEqual(['after the answer', 'settlement'])
+  })
+
   it('never goes back', async () => {
     const { clock } = await setup()
     await expect(clock.advance('ms_a', { to: START - 1 }, 'both')).rejects.toMatchObject({ status: 400, param: 'to' })
