@@ -140,7 +140,9 @@ async function attempt(ctx: ServiceContext, delivery: DeliveryRecord, dueAt: num
     delivery.failFirstAttempt && delivery.attempts.length === 0
       ? { status: null, error: 'fault injected: this attempt was dropped before the receiver', latencyMs: 0, response: '' }
       : await post(endpoint.url, headers, body, ctx.webhookTimeoutMs)
-  const latest = ctx.store.get('deliveries', deliveryId) ?? delivery
+  const latest = ctx.store.get('deliveries', deliveryId)
+  // A state reset or import while this attempt was out removed the delivery with its event: nothing is left to record it on.
+  if (!latest) return `${event.type} ${event.id} → ${endpoint.url}: answered after a state reset or import removed the delivery; not recorded`
   const attempts = [...latest.attempts, { at: dueAt, signedAt, ...result }]
   const succeeded = isSuccess(attempts.at(-1)!)
   // The endpoint deleted while this attempt was out: recorded, and not retried.

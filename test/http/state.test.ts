@@ -81,6 +81,27 @@ describe('/_sim/state', () => {
     expect(next.id).toBeGreaterThan(before.invoices.data[0].id)
   })
 
+  it('leaves no trace of a delivery a reset removed while its attempt was out: the export after it imports again', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    const receiver = await startReceiver()
+    // webhook.verified is answered at once; the payment's events only after the reset.
+    receiver.respondWith((_request, index) => (index === 0 ? 200 : { status: 200, afterMs: 1500 }))
+    await api.post('/v1/webhook-endpoints', { url: receiver.url })
+    await endpointsActive(api)
+    const session = (await api.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD' }, key())).body
+    await api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
+    await receiver.waitFor(4)
+    expect((await api.post('/_sim/state/reset')).status).toBe(200)
+    // The answers arrive, and what they recorded is written.
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    await receiver.close()
+    const exported = (await api.get('/_sim/state')).body
+    expect(exported.collections.events).toEqual([])
+    expect(exported.collections.deliveries).toEqual([])
+    expect((await api.post('/_sim/state/import', exported)).status).toBe(200)
+  })
+
   it('refuses another merchant’s state, and anything that is not a state file', async () => {
     const a = await busyMerchant()
     const b = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
