@@ -3,7 +3,7 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { z } from 'zod'
 import { emptyBodySchema } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
-import { authenticate, callerOf } from './auth.js'
+import { authenticate, callerOf, requireKeyStillUsable } from './auth.js'
 import { handle, type Reply } from './handle.js'
 import { injectFaults } from './faults.js'
 import { jsonBody } from './json-body.js'
@@ -93,6 +93,9 @@ export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?
       spec,
       ...before,
       handle(ctx, async (req, res) => {
+        // The body has arrived by now: the key that let it in may have been revoked meanwhile.
+        const caller = spec.auth === 'none' ? undefined : callerOf(res)
+        if (caller) requireKeyStillUsable(ctx, caller)
         const key = spec.idempotencyKey ? idempotencyKeyOf(req) : undefined
         const query = parseWith(spec.query ?? emptyBodySchema, req.query, 'query')
         requireJson(req)
@@ -100,7 +103,7 @@ export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?
         const input = {
           req,
           res,
-          caller: spec.auth === 'none' ? undefined : callerOf(res),
+          caller,
           body,
           query,
           params: req.params as Record<string, string>,

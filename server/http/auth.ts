@@ -2,7 +2,7 @@ import { apiError } from '../domain/error-catalog.js'
 import type { RequestHandler, Response } from 'express'
 import type { Caller, ServiceContext } from '../context.js'
 import { parseKeyPrefix } from '../domain/api-key.js'
-import { findUsableKey } from '../services/api-keys.js'
+import { findUsableKey, keyStillUsable } from '../services/api-keys.js'
 
 /**
  * What a 401 asks for (RFC 9110 §11.6.1, RFC 6750 §3): a bearer token, and
@@ -31,11 +31,7 @@ export function authenticate(ctx: ServiceContext, options: { allowPublishable?: 
     const key = plaintext && parseKeyPrefix(plaintext) ? findUsableKey(ctx, plaintext) : undefined
     const merchant = key && ctx.store.get('merchants', key.merchantId)
     if (!key || !merchant) {
-      next(
-        apiError('invalid_api_key', 'The API key is unknown, revoked or past its rotation overlap.', { headers: {
-          'WWW-Authenticate': CHALLENGE.invalid,
-        } }),
-      )
+      next(invalidApiKey())
       return
     }
     if (key.type === 'publishable' && !options.allowPublishable) {
@@ -48,6 +44,19 @@ export function authenticate(ctx: ServiceContext, options: { allowPublishable?: 
     res.locals.caller = caller
     next()
   }
+}
+
+const invalidApiKey = () =>
+  apiError('invalid_api_key', 'The API key is unknown, revoked or past its rotation overlap.', { headers: { 'WWW-Authenticate': CHALLENGE.invalid } })
+
+/**
+ * The key is checked again once the body has arrived, just before the
+ * route acts: a request whose body was still coming in when its key was
+ * revoked (or its overlap ended) must not act with it, as a revoked key
+ * could otherwise mint a fresh one by trickling its body across the revoke.
+ */
+export function requireKeyStillUsable(ctx: ServiceContext, caller: Caller): void {
+  if (!keyStillUsable(ctx, caller.key)) throw invalidApiKey()
 }
 
 export function callerOf(res: Response): Caller {

@@ -1,3 +1,4 @@
+import http from 'node:http'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { HOUR, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 
@@ -135,5 +136,36 @@ describe('rotation and revocation', () => {
     const self = (await admin.get('/v1/api-keys')).body.data.find((key: { type: string }) => key.type === 'secret')
     expect((await admin.post(`/v1/api-keys/${self.id}/revoke`)).status).toBe(200)
     expect((await admin.get('/v1/merchants/me')).status).toBe(401)
+  })
+})
+
+describe('a key revoked while its request\'s body is still arriving', () => {
+  it('acts on nothing: the request answers 401 and mints no key', async () => {
+    const { keys } = await signupMerchant(base)
+    const api = client(base, keys.secret)
+    const doomed = (await api.post('/api-keys', { type: 'secret' })).body.key
+    const body = JSON.stringify({ type: 'secret' })
+    const { hostname, port } = new URL(base)
+    const request = http.request({
+      host: hostname,
+      port,
+      path: '/api-keys',
+      method: 'POST',
+      headers: { authorization: `Bearer ${doomed.plaintext}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    })
+    const answered = new Promise<number | undefined>((resolve, reject) => {
+      request.on('response', (response) => {
+        response.resume()
+        resolve(response.statusCode)
+      })
+      request.on('error', reject)
+    })
+    // The headers (and the key) arrive first; the rest of the body only after the revoke was answered.
+    request.write(body.slice(0, 5))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect((await api.post(`/api-keys/${doomed.id}/revoke`)).status).toBe(200)
+    request.end(body.slice(5))
+    expect(await answered).toBe(401)
+    expect((await api.get('/api-keys')).body.data).toHaveLength(3)
   })
 })
