@@ -260,6 +260,17 @@ export class ClockService {
   }
 
   /**
+   * Runs `fn` once no advance or due action of the merchant is running, and
+   * holds the next ones off until it ends. A state reset or import replaces
+   * what an advance works on (its queue, the clock's offset): interleaved,
+   * an advance waiting on a receiver would write its own offset over an
+   * imported one, and move the clock back.
+   */
+  exclusive<T>(merchantId: string, fn: () => T): Promise<T> {
+    return this.withLock(merchantId, async () => fn())
+  }
+
+  /**
    * Housekeeping that depends on the merchants' clocks but is nobody's due
    * action (dropping idempotency records past their replay window): run in
    * the background after every tick and advance, and every ten minutes.

@@ -102,6 +102,28 @@ describe('/_sim/state', () => {
     expect((await api.post('/_sim/state/import', exported)).status).toBe(200)
   })
 
+  it('waits for an advance that waits on a receiver before importing: the imported clock is not moved back', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    const receiver = await startReceiver()
+    // Verified at once; the payment's three events refused, so their retries come up in the advance, and hang there.
+    receiver.respondWith((_request, index) => (index === 0 ? 200 : index <= 3 ? 500 : { status: 200, afterMs: 1500 }))
+    await api.post('/v1/webhook-endpoints', { url: receiver.url })
+    await endpointsActive(api)
+    const session = (await api.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD' }, key())).body
+    await api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
+    await receiver.waitFor(4)
+    const exported = (await api.get('/_sim/state')).body
+    const ahead = 300 * 24 * 60 * 60 * 1000
+    exported.collections.merchants[0].clockOffsetMs += ahead
+    const advance = api.post('/_sim/clock/advance', { ms: 60 * 60 * 1000 })
+    await receiver.waitFor(5)
+    expect((await api.post('/_sim/state/import', exported)).status).toBe(200)
+    expect((await advance).status).toBe(200)
+    expect((await api.get('/_sim/clock')).body.offsetMs).toBeGreaterThanOrEqual(ahead)
+    await receiver.close()
+  })
+
   it('refuses another merchant’s state, and anything that is not a state file', async () => {
     const a = await busyMerchant()
     const b = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)

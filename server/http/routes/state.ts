@@ -29,6 +29,7 @@ export function stateRouter(ctx: ServiceContext): Router {
     },
     ({ caller }) => ({ body: exportMerchantState(ctx, caller) }),
   )
+  // Reset and import wait for an advance of the merchant's clock to finish (ClockService.exclusive).
   route(
     {
       method: 'post',
@@ -38,7 +39,7 @@ export function stateRouter(ctx: ServiceContext): Router {
       auth: 'secret',
       response: { body: resetMerchantStateResponseSchema },
     },
-    ({ caller }) => ({ body: resetMerchantState(ctx, caller) }),
+    async ({ caller }) => ({ body: await ctx.clock.exclusive(caller.merchant.id, () => resetMerchantState(ctx, caller)) }),
   )
   // The envelope is parsed here; importMerchantState checks every document, reference and range (docs/security.md).
   route(
@@ -52,7 +53,7 @@ export function stateRouter(ctx: ServiceContext): Router {
       response: { body: importMerchantStateResponseSchema },
       errors: ['live_key_required'],
     },
-    ({ caller, body }) => ({ body: importMerchantState(ctx, caller, body) }),
+    async ({ caller, body }) => ({ body: await ctx.clock.exclusive(caller.merchant.id, () => importMerchantState(ctx, caller, body)) }),
   )
   return router
 }
