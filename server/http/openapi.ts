@@ -140,9 +140,9 @@ const SECURITY: Record<RouteAuth, JsonObject[]> = {
 }
 
 /** An id of each resource a path names, from the recorded examples, so a tool that calls the documented paths has one to fill in. */
-const ID_EXAMPLES: Record<string, string | undefined> = {
+const ID_EXAMPLES: Record<string, string | number | undefined> = {
   'checkout-sessions': EXAMPLES.checkoutSessionSchema?.id,
-  invoices: EXAMPLES.invoiceSchema?.id === undefined ? undefined : String(EXAMPLES.invoiceSchema.id),
+  invoices: EXAMPLES.invoiceSchema?.id,
   payouts: EXAMPLES.payoutSchema?.id,
   'api-keys': EXAMPLES.createApiKeyResponseSchema?.key.id,
   'webhook-endpoints': EXAMPLES.webhookEndpointResponseSchema?.endpoint.id,
@@ -150,12 +150,15 @@ const ID_EXAMPLES: Record<string, string | undefined> = {
   faults: EXAMPLES.apiFaultResponseSchema?.fault.id,
 }
 
+/** An Invoice's id is an integer (spec, "GET /v1/invoices/{id}: path `id` integer"); every other id a prefixed string. */
+const idSchema = (resource: string | undefined): JsonObject => jsonOf(resource === 'invoices' ? z.number().int().min(1) : z.string().min(1))
+
 /** The path's parameters; each `{id}` with an example id of the resource named before it. */
 function pathParameters(path: string, names: readonly string[]): JsonObject[] {
   return names.map((name) => {
     const resource = new RegExp(`([a-z-]+)/\\{${name}\\}`).exec(path)?.[1]
     const example = resource === undefined ? undefined : ID_EXAMPLES[resource]
-    return { name, in: 'path', required: true, schema: jsonOf(z.string().min(1)), ...(example === undefined ? {} : { example }) }
+    return { name, in: 'path', required: true, schema: idSchema(resource), ...(example === undefined ? {} : { example }) }
   })
 }
 

@@ -125,6 +125,16 @@ describe('GET /openapi.json', () => {
     }
   })
 
+  it('types an Invoice\'s path id as the spec does, an integer, and every other id as a string', () => {
+    for (const { path, operation } of operations()) {
+      for (const parameter of (operation.parameters ?? []).filter((p: Json) => p.in === 'path')) {
+        const expected = /invoices\/\{id\}/.test(path) ? 'integer' : 'string'
+        expect(parameter.schema.type, `${path} {${parameter.name}}`).toBe(expected)
+        if (parameter.example !== undefined) expect(typeof parameter.example, path).toBe(expected === 'integer' ? 'number' : 'string')
+      }
+    }
+  })
+
   it('gives every operation a summary, a description, security, one success response and enveloped errors', () => {
     for (const { method, path, operation } of operations()) {
       const where = `${method} ${path}`
