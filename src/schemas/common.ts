@@ -31,8 +31,11 @@ export const errorEnvelopeSchema = z.object({
 export const httpsUrlSchema = z
   .url({ protocol: /^https?$/ })
   .max(2048)
+  // The URL parser takes "https://shop.example/a b" and percent-encodes it; stored as typed, it would be listed
+  // and compared with its space. No URI holds whitespace (RFC 3986). (Around the URL, z.url() trims it.)
+  .refine((url) => !/\s/.test(url), 'must not contain spaces: percent-encode them (%20)')
   .meta({
-    pattern: '^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?(/|$))',
+    pattern: '^(https://|http://(localhost|127\\.0\\.0\\.1|\\[::1\\])(:[0-9]{1,5})?(/|$))\\S*$',
     description: 'HTTPS. Test mode also takes http://localhost, http://127.0.0.1, http://[::1] and the names given to `bula serve --allowed-host`.',
   })
 

@@ -66,6 +66,16 @@ describe('webhook endpoints', () => {
     expect((await api.get('/webhook-endpoints')).body.data).toEqual([])
   })
 
+  it('refuses a URL with whitespace inside, which the URL parser would take and the endpoint list would show as typed', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    for (const url of ['http://localhost:1/a b', 'https://shop.example/my hooks']) {
+      const refused = await api.post('/v1/webhook-endpoints', { url })
+      expect([url, refused.status, refused.body.error?.param]).toEqual([url, 400, 'url'])
+    }
+    expect((await api.get('/webhook-endpoints')).body.data).toEqual([])
+  })
+
   it('skips an endpoint that never answered webhook.verified with a 2xx', async () => {
     const { keys } = await signupMerchant(base)
     const api = client(base, keys.secret)
