@@ -37,6 +37,11 @@ export interface StartOptions {
    * and accepted in http URLs in test mode, e.g. a compose service's name.
    */
   allowedHosts?: readonly string[]
+  /**
+   * False: the listening socket does not keep the process running on its own
+   * (the in-process simulator of `bula-tools/testing`). Default true.
+   */
+  keepProcessAlive?: boolean
 }
 
 export interface RunningServer {
@@ -127,6 +132,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     }
     throw new StartError(`Cannot listen on ${host}:${options.port}: ${(error as Error).message}`, 1)
   }
+  if (options.keepProcessAlive === false) server.unref()
   const { port } = server.address() as AddressInfo
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
   ctx.urls.base = baseUrl

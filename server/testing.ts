@@ -110,6 +110,9 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     logRequests: options.log !== undefined,
     webhookTimeoutMs: options.webhookTimeoutMs,
     allowedHosts: options.allowedHosts,
+    // A test that fails before its sim.close() must still let the process end: `node --test`
+    // otherwise waits for it forever and never prints the failure. Open connections still hold it until they close.
+    keepProcessAlive: false,
   }
   const server = await startServer(start)
   const { ctx } = server

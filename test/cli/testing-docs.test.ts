@@ -30,3 +30,30 @@ describe('the bula-tools/testing example of docs/testing-and-ci.md', () => {
     expect(run.stdout.split('\n')).toEqual(['succeeded', '1'])
   })
 })
+
+describe('a node:test file of a merchant, with the simulator of bula-tools/testing', () => {
+  it('ends and prints its failure when a test fails before sim.close(), instead of waiting for the simulator forever', async () => {
+    const dir = path.join(ROOT, 'test-artifacts', 'docs-examples')
+    mkdirSync(dir, { recursive: true })
+    const file = path.join(dir, 'fails-before-close.test.mjs')
+    writeFileSync(
+      file,
+      [
+        "import assert from 'node:assert/strict'",
+        "import { test } from 'node:test'",
+        "import { startSimulator } from 'bula-tools/testing'",
+        "test('pays', async () => {",
+        '  const sim = await startSimulator()',
+        "  const shop = await sim.createMerchant('business')",
+        "  const me = await (await fetch(`${sim.baseUrl}/v1/merchants/me`, { headers: { authorization: `Bearer ${shop.secretKey}` } })).json()",
+        "  assert.equal(me.tier, 'individual')",
+        '  await sim.close()',
+        '})',
+      ].join('\n'),
+    )
+    const run = await execa('node', ['--test', '--test-reporter=tap', file], { cwd: ROOT, timeout: 20_000, reject: false })
+    expect(run.timedOut).toBe(false)
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain("actual: 'business'")
+  })
+})
