@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../server/start.js'
@@ -32,5 +32,15 @@ describe('the example fixtures docs/fixtures.md shows', () => {
     const lost = (await client.listAllCheckoutSessions()).data.filter((session) => session.metadata.order_id === 'lost-answer-1234')
     expect(lost).toHaveLength(1)
     expect((await client.listFaults()).data).toEqual([])
+  })
+
+  it('are where the command of docs/fixtures.md looks for them in a project that installed the package', async () => {
+    const docs = await readFile(path.join(packageRoot(), 'docs', 'fixtures.md'), 'utf8')
+    const { name } = JSON.parse(await readFile(path.join(packageRoot(), 'package.json'), 'utf8')) as { name: string }
+    const command = /^ORDER_ID=1234 (.*) fixtures run (\S+)\/\*\.json$/m.exec(docs)
+    expect(command, 'the examples command of docs/fixtures.md').not.toBeNull()
+    // The project's own `bula` (npx, as every example runs it), in node_modules/<this package's name>.
+    expect(command![1]).toBe('npx bula')
+    expect(command![2]).toBe(path.posix.join('node_modules', name, 'templates', 'fixtures', 'examples'))
   })
 })
