@@ -16,7 +16,7 @@ export default class ClockAdvance extends BaseCommand<AdvanceClockResponse> {
   static override examples = [
     '<%= config.bin %> <%= command.id %> 2h',
     '<%= config.bin %> <%= command.id %> 1d12h',
-    '<%= config.bin %> <%= command.id %> --to 2026-02-02T00:00:00Z',
+    '<%= config.bin %> <%= command.id %> --to 2027-02-02T00:00:00Z',
     '<%= config.bin %> <%= command.id %> 3d --json',
   ]
 

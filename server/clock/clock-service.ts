@@ -231,7 +231,11 @@ export class ClockService {
       while (this.scanning) await this.scanning
       const start = this.now(merchantId)
       const target = request.to ?? start + (request.ms ?? 0)
-      if (target < start) throw invalidRequest(`The clock never goes back: \`to\` is before now (${start}).`, 'to')
+      if (target < start) {
+        // Both times as ISO too: a developer reads which of them is off, not two 13-digit numbers.
+        const iso = (ms: number) => `${new Date(ms).toISOString()}, ${ms}`
+        throw invalidRequest(`The clock never goes back: \`to\` (${iso(target)}) is before now (${iso(start)}).`, 'to')
+      }
       if (target - start > MAX_ADVANCE_MS) {
         throw invalidRequest(`One advance moves the clock at most ${MAX_ADVANCE_MS} ms (400 days).`, 'to')
       }

@@ -138,7 +138,11 @@ describe('ClockService', () => {
 
   it('never goes back', async () => {
     const { clock } = await setup()
-    await expect(clock.advance('ms_a', { to: START - 1 }, 'both')).rejects.toMatchObject({ status: 400, param: 'to' })
+    await expect(clock.advance('ms_a', { to: START - 1 }, 'both')).rejects.toMatchObject({
+      status: 400,
+      param: 'to',
+      message: `The clock never goes back: \`to\` (${new Date(START - 1).toISOString()}, ${START - 1}) is before now (${new Date(START).toISOString()}, ${START}).`,
+    })
   })
 
   it('runs jobs as real time passes', async () => {
