@@ -18,7 +18,8 @@ export default class Exec extends Command {
   static override strict = false
 
   static override args = {
-    command: Args.string({ description: 'The command to run, after `--`.', required: true }),
+    // Not `required`: oclif's own message for a missing one adds a note about --allowed-host, though no flag was given; run() says it.
+    command: Args.string({ description: 'The command to run, after `--`.' }),
   }
 
   static override flags = {

@@ -152,6 +152,13 @@ describe('bula exec', () => {
     await expect(fetch(`${base}/_sim/health`)).rejects.toThrow()
   })
 
+  it('says what is missing when no command is given, exit 2, and starts no simulator', async () => {
+    const result = await execa('node', [BIN, 'exec'], { reject: false, timeout: 30_000 })
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toContain('Give the command to run after `--`, e.g. `bula exec -- npm test`.')
+    expect(result.stderr).not.toContain('allowed-host')
+  })
+
   it('logs requests only with --verbose', async () => {
     const dir = await tempDir()
     await writeFile(path.join(dir, 'check.mjs'), SCRIPT)
