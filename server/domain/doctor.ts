@@ -312,19 +312,26 @@ function unverifiedEndpoints(input: DoctorInput): DoctorFinding[] {
 }
 
 function sessionsWithoutEndpoint(input: DoctorInput): DoctorFinding[] {
-  if (input.sessions.length === 0 || input.endpoints.length > 0) return []
+  if (input.endpoints.length > 0) return []
+  // The rule's other way to learn the outcome: a session the client retrieved afterwards was not left to the redirect.
+  const retrieved = new Set(
+    input.requests.filter((request) => request.method === 'GET' && isSuccess(request.status) && SESSION_PATH.test(pathOf(request))).map((request) => pathOf(request).split('/').at(-1)),
+  )
+  const unchecked = input.sessions.filter((session) => !retrieved.has(session.id))
+  if (unchecked.length === 0) return []
   return [
     {
       check: 'no-webhook-endpoint',
       severity: 'error',
-      title: `${plural(input.sessions.length, 'Checkout Session')} created, but no webhook endpoint is registered in ${input.mode} mode`,
+      title: `${plural(unchecked.length, 'Checkout Session')} created and never retrieved, and no webhook endpoint is registered in ${input.mode} mode`,
       rule:
         'Fulfil from the checkout_session.succeeded webhook (or by retrieving the session), never from the redirect alone: a customer ' +
         'who pays and closes the tab never reaches the success URL, and that order is never fulfilled.',
-      evidence: capped(input.sessions.map((session) => evidence({ at: session.createdAt, objectId: session.id, note: `Checkout Session ${session.id} created` }))),
+      evidence: capped(unchecked.map((session) => evidence({ at: session.createdAt, objectId: session.id, note: `Checkout Session ${session.id} created` }))),
       fix:
         'Register your receiver: `bula webhooks create --url https://…/webhooks` (`bula init receiver` writes a sample). `bula listen ' +
-        '--forward-to` brings events to a local receiver while you develop; a deployed server needs a registered endpoint.',
+        '--forward-to` brings events to a local receiver while you develop; a deployed server needs a registered endpoint. Or retrieve ' +
+        'the session (GET /v1/checkout-sessions/{id}) when the customer comes back, and fulfil from its status.',
     },
   ]
 }

@@ -138,6 +138,11 @@ describe('the CI recipes of docs/testing-and-ci.md, run on the sample projects o
     await expect.poll(() => fetch(`${ready.baseUrl}/_sim/health`).then(() => 'up', () => 'stopped'), { timeout: 10_000 }).toBe('stopped')
   }, 300_000)
 
+  it('the doctor line of docs/testing-and-ci.md passes on the sample project, whose test retrieves the session it paid', async () => {
+    const result = await execa('npx', ['bula', 'exec', '--', 'sh', '-c', 'npm test && npx bula doctor'], { cwd: path.join(dir, 'node'), reject: false, all: true })
+    expect(result.exitCode, result.all).toBe(0)
+  }, 120_000)
+
   it('a failing test fails the recipe: the exit code comes through', async () => {
     const work = path.join(dir, 'node')
     await writeFile(path.join(work, 'test', 'failing.test.js'), "import { test } from 'node:test'\ntest('fails', () => { throw new Error('no') })\n")

@@ -214,6 +214,17 @@ describe('webhook endpoints', () => {
     const session = (await shop.create('order-1')).body
     expect(await shop.finding('no-webhook-endpoint')).toMatchObject({ severity: 'error', evidence: [expect.objectContaining({ objectId: session.id })] })
   })
+
+  it('none registered, but each session retrieved after it was paid: nothing, as the rule allows', async () => {
+    const shop = await merchant()
+    const fetched = (await shop.create('order-1')).body
+    await shop.pay(fetched.id)
+    expect((await shop.api.get(`/v1/checkout-sessions/${fetched.id}`)).body.status).toBe('succeeded')
+    expect(await shop.finding('no-webhook-endpoint')).toBeUndefined()
+    // A session never retrieved is still left to the redirect, and is the only one named.
+    const unchecked = (await shop.create('order-2')).body
+    expect(await shop.finding('no-webhook-endpoint')).toMatchObject({ evidence: [expect.objectContaining({ objectId: unchecked.id })] })
+  })
 })
 
 describe('polling', () => {
