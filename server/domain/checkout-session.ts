@@ -72,9 +72,15 @@ export function presentPaymentIntent(intent: PaymentIntentRecord): PaymentIntent
 
 export const PROVIDER_NAMES: Record<Provider, string> = { card: 'Card', mpaisa: 'M-PAiSA', mycash: 'MyCash' }
 
-/** Appends `session_id` to a redirect URL, keeping any query it already has. */
+/**
+ * Appends `session_id` to a redirect URL, keeping any query it already has as
+ * it was written: searchParams would re-encode all of it (`flag` → `flag=`,
+ * `%20` → `+`, `/` → `%2F`), which breaks a merchant's signed or hand-read
+ * query. The fragment stays after the query.
+ */
 export function withSessionId(url: string, sessionId: string): string {
   const parsed = new URL(url)
-  parsed.searchParams.append('session_id', sessionId)
+  const param = `session_id=${encodeURIComponent(sessionId)}`
+  parsed.search = parsed.search === '' ? param : `${parsed.search.slice(1)}&${param}`
   return parsed.toString()
 }

@@ -173,6 +173,14 @@ describe('paying', () => {
     expect(events.body.data[0].data.object).toMatchObject({ checkoutSessionId: session.id, provider: 'mpaisa' })
   })
 
+  it('keeps the return URL\'s query byte for byte and its fragment after it', async () => {
+    // A merchant may sign its return URL or read a bare flag: re-encoding the query (`flag` → `flag=`, `%20` → `+`) would break both.
+    const { createSession } = await merchant()
+    const session = await createSession({ successUrl: `${SHOP}/done?flag&q=a%20b&next=/cart;x&s=a~b#step-2` })
+    const paid = await submit(session.id, { provider: 'card', outcome: 'succeeded' })
+    expect(paid.location).toBe(`${SHOP}/done?flag&q=a%20b&next=/cart;x&s=a~b&session_id=${session.id}#step-2`)
+  })
+
   it('on a decline goes to cancelUrl with session_id', async () => {
     const { api, createSession } = await merchant()
     const session = await createSession()
