@@ -91,7 +91,7 @@ describe('GET /i/{token}', () => {
 
   it('is a 404 page before the invoice is sent, and for unknown tokens', async () => {
     const { draft, send } = await draftInvoice(base)
-    for (const url of [draft.url, `${draft.url}/pdf`, `${base}/i/not-a-token`, `${base}/i/not-a-token/pdf`, `${base}/i/a/b/c`]) {
+    for (const url of [draft.url, `${draft.url}/pdf`, `${base}/i/not-a-token`, `${base}/i/not-a-token/pdf`, `${base}/i/a/b/c`, `${base}/i/%ZZ`, `${base}/i/%ZZ/pdf`]) {
       const page = await open(url)
       expect(page.status, url).toBe(404)
       expect(page.headers.get('content-type')).toMatch(/^text\/html/)

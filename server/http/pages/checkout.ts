@@ -286,6 +286,13 @@ function parserErrorStatus(error: unknown): number | undefined {
   return typeof type === 'string' && ['entity.parse.failed', 'charset.unsupported', 'encoding.unsupported'].includes(type) ? 400 : undefined
 }
 
+/**
+ * Express fails to match a path whose percent-escapes do not decode (`/pay/%ZZ`)
+ * with a URIError. Such a link names no checkout or invoice, so the hosted
+ * pages answer it as any unknown one, not as a fault.
+ */
+export const undecodablePathAsNotFound = (error: unknown): unknown => (error instanceof URIError ? apiError('not_found', 'No such page.') : error)
+
 /** Where the customer goes after paying (spec: success → successUrl, failure → cancelUrl, both with session_id). */
 function afterPayment(session: CheckoutSession, statePath: string): string {
   const target = session.status === 'succeeded' ? session.successUrl : session.status === 'failed' ? session.cancelUrl : null
@@ -358,10 +365,11 @@ export function checkoutPagesRouter(ctx: ServiceContext): Router {
       throw apiError('not_found', 'No such page.')
     }),
   )
-  // Errors raised before a route runs (the form parser): still an HTML page.
+  // Errors raised before a route runs (the form parser, a path that does not percent-decode): still an HTML page.
   const parserErrors: ErrorRequestHandler = (error: unknown, req, res, _next) => {
-    logUnexpected(ctx, error)
-    if (!res.headersSent) send(res, new CheckoutPages(ctx, req.baseUrl).errorPage(error, undefined))
+    const shown = undecodablePathAsNotFound(error)
+    logUnexpected(ctx, shown)
+    if (!res.headersSent) send(res, new CheckoutPages(ctx, req.baseUrl).errorPage(shown, undefined))
   }
   router.use(parserErrors)
   return router

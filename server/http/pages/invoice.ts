@@ -1,5 +1,5 @@
 import { apiError } from '../../domain/error-catalog.js'
-import { Router, type Request, type RequestHandler, type Response } from 'express'
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express'
 import { ApiError } from '../../../src/errors.js'
 import { runCommitted } from '../handle.js'
 import type { ServiceContext } from '../../context.js'
@@ -9,7 +9,7 @@ import { invoiceView, type InvoiceView } from '../../pdf/invoice-view.js'
 import { checkoutForInvoice, invoiceForCustomer } from '../../services/invoices.js'
 import { safe, type SafeHtml, type TemplateValue } from '../../templates.js'
 // The checkout page's headers: every form here posts to this origin, and its redirect stays on it.
-import { securityHeaders } from './checkout.js'
+import { securityHeaders, undecodablePathAsNotFound } from './checkout.js'
 
 /**
  * The hosted invoice (docs/simulator.md, "Payments"): `GET /i/{token}` is the Invoice's `url`,
@@ -220,5 +220,16 @@ export function invoicePagesRouter(ctx: ServiceContext): Router {
       throw apiError('not_found', 'No such page.')
     }),
   )
+  // Errors raised before a route runs (a path that does not percent-decode): an HTML page, not the API's JSON.
+  const earlyErrors: ErrorRequestHandler = (error: unknown, req, res, next) => {
+    const shown = undecodablePathAsNotFound(error)
+    if (!(shown instanceof ApiError) || res.headersSent) {
+      next(error)
+      return
+    }
+    const page = new InvoicePages(ctx, req.baseUrl).errorPage(shown)
+    res.status(page.status).type('html').send(page.html)
+  }
+  router.use(earlyErrors)
   return router
 }
