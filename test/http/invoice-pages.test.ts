@@ -173,6 +173,9 @@ describe('paying from the invoice page', () => {
     const refused = await pay(invoice.url)
     expect(refused.status).toBe(409)
     expect(refused.html).toContain('Payments are unavailable')
+    // Not a dead end: the customer can get back to the invoice and its PDF.
+    const token = new URL(invoice.url).pathname.split('/')[2]
+    expect(refused.html).toContain(`href="/i/${token}">Back to the invoice</a>`)
   })
 
   it('serves the PDF as a download', async () => {

@@ -134,8 +134,11 @@ class InvoicePages {
     return { status: 200, html: this.layout({ title: `${view.title} ${view.number} from ${view.displayName}`, view, content }) }
   }
 
-  /** A customer-facing page for any failure: the right status, plain words, never a stack trace. */
-  errorPage(error: unknown): Page {
+  /**
+   * A customer-facing page for any failure: the right status, plain words, never a stack trace.
+   * `token` is the invoice the request was about: a refused Pay leads back to it, as the checkout's error page does.
+   */
+  errorPage(error: unknown, token?: string): Page {
     let status = 500
     let heading = 'Something went wrong'
     let message = 'The invoice page had a problem. No money was taken. Please try again in a moment.'
@@ -157,7 +160,12 @@ class InvoicePages {
       message = 'No money was taken. Please go back and try again.'
     }
     const tone = status >= 500 ? 'bad' : 'quiet'
-    const content = this.render('checkout/state.html', { tone, icon: '!', heading, message, details: safe(''), actions: safe('') })
+    // An unknown invoice has no page to go back to.
+    const actions =
+      token === undefined || status === 404
+        ? safe('')
+        : this.render('checkout/action-link.html', { href: `${this.base}/${encodeURIComponent(token)}`, label: 'Back to the invoice', style: 'primary' })
+    const content = this.render('checkout/state.html', { tone, icon: '!', heading, message, details: safe(''), actions })
     return { status, html: this.layout({ title: heading, content }) }
   }
 }
@@ -181,7 +189,7 @@ function pageRoute(ctx: ServiceContext, route: (req: Request, pages: InvoicePage
       }
     } catch (error) {
       if (!(error instanceof ApiError)) ctx.log(`invoice page error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-      const page = pages.errorPage(error)
+      const page = pages.errorPage(error, typeof req.params.token === 'string' ? req.params.token : undefined)
       res.status(page.status).type('html').send(page.html)
     }
   }
