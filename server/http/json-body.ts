@@ -55,8 +55,8 @@ function checkParsedBody(body: object): void {
 const BODY_LIMIT_BYTES = 1024 * 1024
 
 /** An error as body-parser raises it, so that errors.ts answers both readers' failures alike. */
-function bodyError(type: 'entity.parse.failed' | 'request.aborted', message: string): Error {
-  return Object.assign(new Error(message), { status: 400, type })
+function bodyError(type: 'entity.parse.failed' | 'request.aborted', message: string, body?: string): Error {
+  return Object.assign(new Error(message), { status: 400, type, body })
 }
 
 /**
@@ -83,11 +83,11 @@ function parseStrictJson(text: string): unknown {
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   let at = 0
   while (at < json.length && ' \t\n\r'.includes(json[at]!)) at++
-  if (json[at] !== '{' && json[at] !== '[') throw bodyError('entity.parse.failed', 'The body is not a JSON object or array.')
+  if (json[at] !== '{' && json[at] !== '[') throw bodyError('entity.parse.failed', 'The body is not a JSON object or array.', text)
   try {
     return JSON.parse(json)
   } catch (error) {
-    throw bodyError('entity.parse.failed', (error as Error).message)
+    throw bodyError('entity.parse.failed', (error as Error).message, text)
   }
 }
 
