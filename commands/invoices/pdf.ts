@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core'
-import { writeFile } from 'node:fs/promises'
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { writeOutputFile } from '../../src/cli/files.js'
 import { invoiceIdArg } from '../../src/cli/invoice-inputs.js'
-import { ApiError } from '../../src/errors.js'
 
 export interface InvoicePdfResult {
   id: number
@@ -31,14 +30,7 @@ export default class InvoicesPdf extends BaseCommand<InvoicePdfResult> {
   async run(): Promise<InvoicePdfResult> {
     const { args, flags } = await this.parse(InvoicesPdf)
     const pdf = await (await this.client(flags)).getInvoicePdf(args.id)
-    try {
-      // 'wx' fails when the file exists, with no window between a check and the write.
-      await writeFile(flags.out, pdf, { flag: flags.force ? 'w' : 'wx' })
-    } catch (error) {
-      const { code, message } = error as NodeJS.ErrnoException
-      if (code === 'EEXIST') throw new ApiError(0, 'file_exists', `${flags.out} exists: add --force to overwrite it.`, 'out')
-      throw new ApiError(0, 'file_unwritable', `Cannot write ${flags.out}: ${message}.`, 'out')
-    }
+    await writeOutputFile(flags.out, pdf, { force: flags.force, param: 'out' })
     this.log(`Wrote ${pdf.length.toLocaleString('en-US')} bytes to ${flags.out}.`)
     return { id: args.id, file: flags.out, bytes: pdf.length }
   }

@@ -1,4 +1,5 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises'
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { ApiError } from '../errors.js'
 
 /**
@@ -22,21 +23,29 @@ export async function readJsonFile(file: string, param: string): Promise<unknown
 }
 
 /**
- * Writes `text` to `file`. An existing file is kept (`file_exists`) unless
+ * Writes `data` to `file`. An existing file is kept (`file_exists`) unless
  * `force`: what it holds may be someone's work. `file_unwritable` for any
- * other failure. `param` names the argument or flag. A `secret` file (one
+ * other failure, naming a folder given as the file or a missing parent
+ * folder. `param` names the argument or flag. A `secret` file (one
  * holding signing secrets or customers' e-mails) is readable by its owner
  * only (0600), also when it replaces an existing file.
  */
-export async function writeOutputFile(file: string, text: string, options: { force: boolean; param: string; secret?: boolean }): Promise<void> {
+export async function writeOutputFile(file: string, data: string | Uint8Array, options: { force: boolean; param: string; secret?: boolean }): Promise<void> {
   try {
     // 'wx' fails when the file exists, with no window between a check and the write.
-    await writeFile(file, text, { flag: options.force ? 'w' : 'wx', mode: options.secret ? 0o600 : 0o666 })
+    await writeFile(file, data, { flag: options.force ? 'w' : 'wx', mode: options.secret ? 0o600 : 0o666 })
     // The mode above applies to a new file only; an overwritten one keeps its own until told.
     if (options.secret) await chmod(file, 0o600)
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException
+    // A folder also fails 'wx' with EEXIST, but --force cannot replace it (EISDIR): name the folder instead.
+    const isFolder = code === 'EISDIR' || (code === 'EEXIST' && (await stat(file).catch(() => undefined))?.isDirectory())
+    if (isFolder) throw new ApiError(0, 'file_unwritable', `Cannot write ${file}: it is a folder. Give a file name.`, options.param)
     if (code === 'EEXIST') throw new ApiError(0, 'file_exists', `${file} exists: add --force to overwrite it.`, options.param)
+    // Node's ENOENT message names the file, which is the one thing meant to be missing.
+    if (code === 'ENOENT') {
+      throw new ApiError(0, 'file_unwritable', `Cannot write ${file}: the folder ${path.dirname(file)} does not exist. Create it first.`, options.param)
+    }
     throw new ApiError(0, 'file_unwritable', `Cannot write ${file}: ${message}.`, options.param)
   }
 }

@@ -206,6 +206,11 @@ describe('invoices send, get, pdf, pay, void, open', () => {
     expect(readFileSync(second, 'utf8')).toBe('keep me')
     expect((await invoices(merchant, ['pdf', String(draft.id), '--out', second, '--force'])).exitCode).toBe(0)
     expect(readFileSync(second).equals(bytes)).toBe(true)
+
+    // A folder is named as one: --force, which the file_exists message would ask for, cannot replace it.
+    const folder = await invoices(merchant, ['pdf', String(draft.id), '--out', files])
+    expect(folder.exitCode).toBe(1)
+    expect(folder.stderr).toContain(`file_unwritable: Cannot write ${files}: it is a folder. Give a file name. (param: out)`)
   })
 
   it('answers invalid_state for the PDF of a draft and a second send', async () => {

@@ -109,6 +109,22 @@ describe('bula state', () => {
     await expectMode(file, 0o600)
   })
 
+  it('names a folder given as the file, or a missing folder, instead of asking for --force', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    // A folder: 'add --force' would only lead to EISDIR.
+    for (const args of [[dir], [dir, '--force']]) {
+      const folder = await runCli(['state', 'export', ...args], { env: merchant.env })
+      expect(folder.exitCode).toBe(1)
+      expect(folder.stderr).toContain(`file_unwritable: Cannot write ${dir}: it is a folder. Give a file name. (param: file)`)
+    }
+    const missing = path.join(dir, 'no such folder', 'state.json')
+    const inMissing = await runCli(['state', 'export', missing, '--json'], { env: merchant.env })
+    expect(inMissing.exitCode).toBe(1)
+    expect(parseJsonOutput(inMissing)).toEqual({
+      error: { code: 'file_unwritable', message: `Cannot write ${missing}: the folder ${path.dirname(missing)} does not exist. Create it first.`, param: 'file' },
+    })
+  })
+
   it('refuses a file that is not this merchant\'s state, naming what is wrong', async () => {
     const owner = await busyMerchant()
     const other = await signupMerchant(server().baseUrl)
