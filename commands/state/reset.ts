@@ -2,11 +2,10 @@ import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { confirm } from '../../src/cli/confirm.js'
 import { usageError } from '../../src/cli/usage.js'
+import type { ResetStateResponse } from '../../src/client/bula-client.js'
 
-export interface StateResetResult {
-  merchantId: string
-  reset: boolean
-}
+/** The API's answer to a reset, or the same shape with `reset: false` when the question was answered no. */
+export type StateResetResult = Omit<ResetStateResponse, 'reset'> & { reset: boolean }
 
 export default class StateReset extends BaseCommand<StateResetResult> {
   static override summary = 'Delete every object of the key\'s merchant in the key\'s mode.'
@@ -43,7 +42,7 @@ export default class StateReset extends BaseCommand<StateResetResult> {
       const question = `Delete every ${me.mode} object of ${me.name} (${me.id})? Keys, settings, the clock and ${me.mode === 'test' ? 'live' : 'test'} data stay.`
       if (!(await confirm(question, '--yes'))) {
         this.log('Nothing was reset.')
-        return { merchantId: me.id, reset: false }
+        return { merchantId: me.id, mode: me.mode, reset: false }
       }
     }
     const result = await client.resetState()

@@ -172,8 +172,8 @@ describe('bula state', () => {
   it.skipIf(!hasScript)('asks on a terminal, and resets only on yes', async () => {
     const merchant = await busyMerchant()
     // script(1) gives the command a terminal and types the answer into it.
-    const onTerminal = (answer: string) =>
-      execa('script', ['-qec', `node ${BIN} state reset --merchant`, '/dev/null'], {
+    const onTerminal = (answer: string, extraArgs = '') =>
+      execa('script', ['-qec', `node ${BIN} state reset --merchant${extraArgs}`, '/dev/null'], {
         env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), NO_COLOR: '1' },
         input: `${answer}\n`,
         reject: false,
@@ -183,6 +183,10 @@ describe('bula state', () => {
     expect(declined.stdout).toContain(`Delete every test object of CLI business (${merchant.merchantId})? Keys, settings, the clock and live data stay.`)
     expect(declined.stdout).toContain('Nothing was reset.')
     expect((await api(merchant).listCheckoutSessions()).data).toHaveLength(6)
+    // --json: the shape of a reset's answer, with reset false (docs/cli.md: {merchantId, mode, reset}).
+    const declinedJson = await onTerminal('n', ' --json')
+    expect(declinedJson.exitCode).toBe(0)
+    expect(JSON.parse(declinedJson.stdout.slice(declinedJson.stdout.indexOf('{')))).toEqual({ merchantId: merchant.merchantId, mode: 'test', reset: false })
 
     const confirmed = await onTerminal('y')
     expect(confirmed.exitCode).toBe(0)
