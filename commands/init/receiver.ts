@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { usageError } from '../../src/cli/usage.js'
+import { ApiError } from '../../src/errors.js'
 import { packageRoot } from '../../src/package-root.js'
 
 /** The languages a sample receiver is written in, each started by one command in its folder. */
@@ -74,8 +75,13 @@ export default class InitReceiver extends BaseCommand<InitReceiverResult> {
 
     for (const file of files) {
       const target = path.join(dir, file)
-      await mkdir(path.dirname(target), { recursive: true })
-      await writeFile(target, await readFile(path.join(templateDir, file)))
+      try {
+        await mkdir(path.dirname(target), { recursive: true })
+        await writeFile(target, await readFile(path.join(templateDir, file)))
+      } catch (error) {
+        // A read-only DIR, or one under a file, is the user's to fix, not a bug of bula (unexpected_error).
+        throw new ApiError(0, 'file_unwritable', `Cannot write ${target}: ${(error as Error).message}. Give another DIR.`, 'dir')
+      }
     }
 
     const { run } = RECEIVERS[lang]

@@ -88,6 +88,10 @@ describe('init receiver', () => {
     const file = path.join(workDir, 'not-a-folder')
     writeFileSync(file, '')
     expect((await runCli(['init', 'receiver', file])).stderr).toContain('is a file, not a folder')
+    // Under a file, a folder cannot be made: the user's to fix, not unexpected_error.
+    const under = await runCli(['init', 'receiver', path.join(file, 'sub'), '--json'])
+    expect(under.exitCode).toBe(1)
+    expect(parseJsonOutput(under)).toMatchObject({ error: { code: 'file_unwritable', message: expect.stringMatching(/^Cannot write .+: ENOTDIR: .+\. Give another DIR\.$/), param: 'dir' } })
     const ruby = await runCli(['init', 'receiver', path.join(workDir, 'rb'), '--lang', 'ruby'])
     expect(ruby.exitCode).toBe(2)
     expect(ruby.stderr).toMatch(/node, python, php/)
