@@ -94,14 +94,16 @@ export async function saveProfile(name: string, profile: Profile, options: SaveP
   }
   const dir = configDir(env)
   const file = configPath(env)
-  await mkdir(dir, { recursive: true, mode: 0o700 })
   const temporary = join(dir, `.config.${randomUUID()}.tmp`)
   try {
+    await mkdir(dir, { recursive: true, mode: 0o700 })
     await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 })
     await rename(temporary, file)
   } catch (error) {
     await rm(temporary, { force: true })
-    throw error
+    // Node's message names the temporary file; the user knows the config file and the variable that moves it.
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+    throw new ApiError(0, 'file_unwritable', `Cannot save profile "${name}" in ${file} (${reason}): make ${dir} writable, or set BULA_CONFIG_DIR to a folder you can write.`)
   }
   return file
 }

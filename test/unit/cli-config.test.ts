@@ -55,6 +55,15 @@ describe('saveProfile and loadConfig', () => {
     })
   })
 
+  it.skipIf(process.platform !== 'linux')('names the config file and BULA_CONFIG_DIR when the file cannot be written', async () => {
+    // /proc/self takes no new file, even for root: a folder bula cannot write into on any Linux machine.
+    const readOnly = { BULA_CONFIG_DIR: '/proc/self' }
+    await expect(saveProfile('default', { baseUrl: 'http://x', apiKey: 'sk_test_1' }, { env: readOnly })).rejects.toMatchObject({
+      code: 'file_unwritable',
+      message: 'Cannot save profile "default" in /proc/self/config.json (ENOENT): make /proc/self writable, or set BULA_CONFIG_DIR to a folder you can write.',
+    })
+  })
+
   it('keeps fields it does not know', async () => {
     await mkdir(join(dir, 'bula'))
     await writeFile(
