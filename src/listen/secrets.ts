@@ -63,13 +63,15 @@ async function readSecrets(file: string): Promise<SecretsFile> {
 
 async function writeSecrets(file: string, contents: SecretsFile): Promise<void> {
   const dir = dirname(file)
-  await mkdir(dir, { recursive: true, mode: 0o700 })
   const temporary = join(dir, `.listen-secrets.${randomUUID()}.tmp`)
   try {
+    await mkdir(dir, { recursive: true, mode: 0o700 })
     await writeFile(temporary, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600 })
     await rename(temporary, file)
   } catch (error) {
     await rm(temporary, { force: true })
-    throw error
+    // As saveProfile: Node's message names the temporary file, not the one the user knows.
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+    throw new ApiError(0, 'file_unwritable', `Cannot save the listen secret in ${file} (${reason}): make ${dir} writable, or set BULA_CONFIG_DIR to a folder you can write.`)
   }
 }

@@ -51,6 +51,13 @@ describe('listenSecret', () => {
     await writeFile(listenSecretsPath(env), 'nope')
     await expect(listenSecret(SCOPE, env)).rejects.toMatchObject({ code: 'invalid_config' })
   })
+  it.skipIf(process.platform !== 'linux')('names the secrets file and BULA_CONFIG_DIR when it cannot be written', async () => {
+    // /proc/self takes no new file, even for root.
+    await expect(listenSecret(SCOPE, { BULA_CONFIG_DIR: '/proc/self' })).rejects.toMatchObject({
+      code: 'file_unwritable',
+      message: 'Cannot save the listen secret in /proc/self/listen-secrets.json (ENOENT): make /proc/self writable, or set BULA_CONFIG_DIR to a folder you can write.',
+    })
+  })
 })
 
 describe('listen options', () => {
