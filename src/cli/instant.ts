@@ -13,9 +13,12 @@ export function parseInstant(input: string): number {
   if (/^\d+$/.test(text)) {
     const ms = Number(text)
     if (Number.isSafeInteger(ms)) return ms
-  } else if (ISO_DATE_START.test(text) && isCalendarDate(text.slice(0, 10))) {
+  } else if (ISO_DATE_START.test(text)) {
     // Date.parse rolls a day the month lacks over into the next month (2027-02-29 is 1 March), so a
-    // `clock advance --to` would run that month's payout, and the clock never goes back.
+    // `clock advance --to` would run that month's payout, and the clock never goes back. The
+    // message names the day: to the reader, 2027-02-29 looks like the ISO 8601 date asked for.
+    const day = text.slice(0, 10)
+    if (!isCalendarDate(day)) throw new Error(`Invalid time "${input}": ${day} does not exist. Use an existing date, e.g. 2026-01-01T09:00:00Z, or Unix milliseconds.`)
     const ms = Date.parse(text)
     if (!Number.isNaN(ms)) return ms
   }

@@ -72,4 +72,9 @@ describe('parseInstant', () => {
   it.each(['tomorrow', '', '2026-13-45', '1.5', 'Jan 1 2026', '2027-02-29', '2026-04-31', '2026-02-30T00:00:00Z'])('refuses %j', (input) => {
     expect(() => parseInstant(input)).toThrow(/^Invalid time/)
   })
+
+  it('names a day the month lacks as such, not as a wrong format', () => {
+    expect(() => parseInstant('2027-02-29')).toThrow('Invalid time "2027-02-29": 2027-02-29 does not exist. Use an existing date')
+    expect(() => parseInstant('2026-04-31T00:00:00Z')).toThrow('2026-04-31 does not exist.')
+  })
 })
