@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { ApiError } from '../errors.js'
 import type { BulaConfig, Profile } from './config-schema.js'
 
@@ -92,20 +92,29 @@ export async function saveProfile(name: string, profile: Profile, options: SaveP
     current: options.makeCurrent ? name : config.current,
     profiles: { ...config.profiles, [name]: profile },
   }
-  const dir = configDir(env)
   const file = configPath(env)
-  const temporary = join(dir, `.config.${randomUUID()}.tmp`)
+  await writePrivateJson(file, next, `profile "${name}"`)
+  return file
+}
+
+/**
+ * Replaces a config-folder file holding secrets (profiles, listen secrets)
+ * atomically, 0600 in a 0700 folder. A failure is `file_unwritable` naming
+ * `what` and the file the user knows, with what to do: Node's own message
+ * names the temporary file.
+ */
+export async function writePrivateJson(file: string, contents: unknown, what: string): Promise<void> {
+  const dir = dirname(file)
+  const temporary = join(dir, `.${basename(file)}.${randomUUID()}.tmp`)
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 })
-    await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 })
+    await writeFile(temporary, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600 })
     await rename(temporary, file)
   } catch (error) {
     await rm(temporary, { force: true })
-    // Node's message names the temporary file; the user knows the config file and the variable that moves it.
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
-    throw new ApiError(0, 'file_unwritable', `Cannot save profile "${name}" in ${file} (${reason}): make ${dir} writable, or set BULA_CONFIG_DIR to a folder you can write.`)
+    throw new ApiError(0, 'file_unwritable', `Cannot save ${what} in ${file} (${reason}): make ${dir} writable, or set BULA_CONFIG_DIR to a folder you can write.`)
   }
-  return file
 }
 
 /** Which key and simulator address to use; each field is resolved on its own. */

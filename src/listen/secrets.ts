@@ -1,8 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto'
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { z } from 'zod'
-import { configDir } from '../config/profiles.js'
+import { configDir, writePrivateJson } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
 import type { Mode } from '../schemas/index.js'
 
@@ -35,7 +35,7 @@ export async function listenSecret(scope: ListenScope, env: NodeJS.ProcessEnv = 
   const existing = stored.secrets[key]
   if (existing !== undefined) return existing
   const secret = `whsec_${randomBytes(24).toString('base64url')}`
-  await writeSecrets(file, { ...stored, secrets: { ...stored.secrets, [key]: secret } })
+  await writePrivateJson(file, { ...stored, secrets: { ...stored.secrets, [key]: secret } }, 'the listen secret')
   return secret
 }
 
@@ -61,17 +61,3 @@ async function readSecrets(file: string): Promise<SecretsFile> {
   return parsed.data
 }
 
-async function writeSecrets(file: string, contents: SecretsFile): Promise<void> {
-  const dir = dirname(file)
-  const temporary = join(dir, `.listen-secrets.${randomUUID()}.tmp`)
-  try {
-    await mkdir(dir, { recursive: true, mode: 0o700 })
-    await writeFile(temporary, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600 })
-    await rename(temporary, file)
-  } catch (error) {
-    await rm(temporary, { force: true })
-    // As saveProfile: Node's message names the temporary file, not the one the user knows.
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
-    throw new ApiError(0, 'file_unwritable', `Cannot save the listen secret in ${file} (${reason}): make ${dir} writable, or set BULA_CONFIG_DIR to a folder you can write.`)
-  }
-}
