@@ -3,10 +3,10 @@ import { chalkStderr } from 'chalk'
 import { createColors } from '../src/cli/output.js'
 import { plural } from '../src/plural.js'
 import { BaseCommand } from '../src/cli/base-command.js'
-import { usageParser } from '../src/cli/usage.js'
+import { usageError, usageParser } from '../src/cli/usage.js'
 import { resolveConnection } from '../src/config/profiles.js'
 import { parseDuration } from '../src/duration.js'
-import { runConformance, type CaseResult, type ConformanceResult } from '../src/conformance/index.js'
+import { runConformance, selectCases, type CaseResult, type ConformanceResult } from '../src/conformance/index.js'
 
 export default class Conformance extends BaseCommand<ConformanceResult> {
   static override summary = 'Check a service or simulator against the interface spec, rule by rule, and record or compare its answers.'
@@ -57,6 +57,12 @@ export default class Conformance extends BaseCommand<ConformanceResult> {
 
   async run(): Promise<ConformanceResult> {
     const { flags } = await this.parse(Conformance)
+    // A name that is no case or section is a mistake on the command line (exit 2), found before anything is sent or printed.
+    try {
+      selectCases(flags.only)
+    } catch (error) {
+      throw usageError((error as Error).message)
+    }
     const { baseUrl, apiKey, publishableKey } = await resolveConnection({
       apiKey: flags['api-key'],
       publishableKey: flags['publishable-key'],

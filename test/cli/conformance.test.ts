@@ -87,9 +87,13 @@ describe('bula conformance against bula serve', () => {
     expect(parseJsonOutput(run)).toEqual({ error: { code: 'connection_failed', message: expect.stringContaining('Is it running?') } })
   })
 
-  it('refuses an unknown section before running anything', async () => {
+  it('refuses an unknown section before running or printing anything, as a usage error (exit 2)', async () => {
     const run = await runCli(['conformance', '--only', 'payments'], { env: env() })
-    expect(run.exitCode).toBe(1)
+    expect(run.exitCode).toBe(2)
     expect(run.stderr).toContain('No case or section named "payments"')
+    expect(run.stdout).toBe('')
+    const json = await runCli(['conformance', '--only', 'payments', '--json'], { env: env() })
+    expect(json.exitCode).toBe(2)
+    expect(JSON.parse(json.stdout).error.code).toBe('invalid_usage')
   })
 })
