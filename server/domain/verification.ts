@@ -41,9 +41,10 @@ export function submittedVerification(
   if (!/^[0-9]{9}$/.test(tinDigits)) throw invalidRequest('tin must have exactly 9 digits.', 'tin')
   const [needed, refused] =
     tier === 'business' ? (['businessRegistration', 'personalId'] as const) : (['personalId', 'businessRegistration'] as const)
-  if (request[refused] !== undefined) throw invalidRequest(`${refused} is not used for a ${tier} account; send ${needed}.`, refused)
+  const account = tier === 'business' ? 'a business account' : 'an individual account'
+  if (request[refused] !== undefined) throw invalidRequest(`${refused} is not used for ${account}; send ${needed}.`, refused)
   const neededDocument = request[needed]
-  if (neededDocument === undefined) throw invalidRequest(`${needed} is required for a ${tier} account.`, needed)
+  if (neededDocument === undefined) throw invalidRequest(`${needed} is required for ${account}.`, needed)
   return {
     status: 'pending',
     tinLast3: tinDigits.slice(-3),

@@ -150,6 +150,8 @@ describe('verification', () => {
   it('rejects with a reason and takes a new submission', async () => {
     const { keys } = await signupMerchant(base, 'individual')
     const api = client(base, keys.secret)
+    const misfiled = await api.post('/_sim/verification', { tin: '123456789', tinCardPhoto: PNG_DATA_URL, businessRegistration: PNG_DATA_URL })
+    expect(misfiled.body.error.message).toBe('businessRegistration is not used for an individual account; send personalId.')
     await api.post('/_sim/verification', { tin: '123456789', tinCardPhoto: PNG_DATA_URL, personalId: PNG_DATA_URL })
     expect((await api.post('/_sim/verification/reject', {})).body.error.param).toBe('reason')
     const rejected = await api.post('/_sim/verification/reject', { reason: 'TIN card photo is blurred' })
