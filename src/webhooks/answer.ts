@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http'
+import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 
 /**
@@ -36,13 +36,13 @@ export function postReadingAtMost(
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
       signal,
     })
-    let answer: IncomingMessage | undefined
+    let answered = false
     outgoing.on('error', (error) => {
       // Once the status line is in, the answer's own close settles the result.
-      if (answer === undefined) reject(signal.aborted ? (signal.reason as Error) : new Error('request failed', { cause: error }))
+      if (!answered) reject(signal.aborted ? (signal.reason as Error) : new Error('request failed', { cause: error }))
     })
     outgoing.on('response', (response) => {
-      answer = response
+      answered = true
       const chunks: Buffer[] = []
       let size = 0
       let ended = false
