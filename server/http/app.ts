@@ -2,6 +2,7 @@ import express, { type Express } from 'express'
 import type { ServiceContext } from '../context.js'
 import { dashboardLoginRouter, dashboardRouter } from './dashboard/router.js'
 import { DashboardSessions } from './dashboard/sessions.js'
+import { crossOriginCalls } from './cross-origin.js'
 import { errorHandler, notFoundHandler } from './errors.js'
 import { hostCheck } from './host-check.js'
 import { openApiRouter } from './openapi.js'
@@ -39,6 +40,7 @@ export function createApp({ ctx, version, log, logRequests, listenHost }: AppOpt
   app.use(requestLogging(ctx, { log, logRequests }))
   // Before every route and body parser: nothing answers a name that DNS rebinding could have pointed here.
   app.use(hostCheck(listenHost === undefined ? ctx.allowedHosts : [...ctx.allowedHosts, listenHost.toLowerCase()]))
+  app.use(crossOriginCalls(app))
   const dashboardSessions = new DashboardSessions(() => ctx.clock.wallNow())
   app.use('/_sim/state', stateRouter(ctx))
   app.use('/_sim/dashboard', dashboardLoginRouter(ctx, dashboardSessions))

@@ -10,12 +10,14 @@ describe.skipIf(skipBrowserTests)('the hosted checkout page in a browser', () =>
   let shop: RedirectTarget
   let api: ReturnType<typeof client>
   let counter = 0
+  let publishableKey: string
 
   beforeAll(async () => {
     server = await startTestServer()
     browser = await launchChromium()
     shop = await startRedirectTarget()
     const { keys } = await signupMerchant(server.baseUrl, 'business')
+    publishableKey = keys.publishable
     api = client(server.baseUrl, keys.secret)
     await api.patch('/_sim/settings', { displayName: 'Kava Kitchen Ltd' })
   })
@@ -120,6 +122,35 @@ describe.skipIf(skipBrowserTests)('the hosted checkout page in a browser', () =>
     await page.keyboard.press('Enter')
     await page.waitForURL(`${shop.baseUrl}/thanks**`)
     expect(await statusOf(id)).toBe('succeeded')
+    await page.close()
+  })
+
+  it('takes a session created by a script on the shop\'s page with the publishable key, and the page can read the answer', async () => {
+    const page = await open(`${shop.baseUrl}/basket`)
+    const created = await page.evaluate(
+      async ({ simulator, key }) => {
+        const answer = await fetch(`${simulator}/v1/checkout-sessions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+          body: JSON.stringify({ amount: 2500, currency: 'FJD' }),
+        })
+        return { status: answer.status, requestId: answer.headers.get('x-request-id'), body: (await answer.json()) as { hostedUrl: string } }
+      },
+      { simulator: server.baseUrl, key: publishableKey },
+    )
+    expect(created).toMatchObject({ status: 201, requestId: expect.stringMatching(/^req_/), body: { status: 'pending', amount: 2500 } })
+    // A secret key's routes keep the same-origin wall: the browser refuses the page the answer.
+    const listing = await page.evaluate(async ({ simulator, key }) => {
+      try {
+        await fetch(`${simulator}/v1/checkout-sessions`, { headers: { authorization: `Bearer ${key}` } })
+        return 'read'
+      } catch (error) {
+        return (error as Error).name
+      }
+    }, { simulator: server.baseUrl, key: publishableKey })
+    expect(listing).toBe('TypeError')
+    await page.goto(created.body.hostedUrl)
+    expect(await page.textContent('body')).toContain('FJ$25.00')
     await page.close()
   })
 })

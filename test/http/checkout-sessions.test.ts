@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DAY, HOUR, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
+import { exchange } from '../helpers/exchange.js'
 import { tempFolder } from '../helpers/temp.js'
 
 let base: string
@@ -157,6 +158,54 @@ describe('POST /v1/checkout-sessions', () => {
     expect(server().ctx.store.get('checkoutSessions', created.body.id)?.customerEmail).toBeNull()
     await api.post(`/_sim/checkout-sessions/${created.body.id}/pay`, { outcome: 'succeeded' })
     expect((await api.get('/_sim/emails')).body.data).toEqual([])
+  })
+})
+
+describe('calls from a web page on another origin (CORS)', () => {
+  const PAGE = 'http://localhost:3000'
+  const preflight = (path: string, method: string) =>
+    exchange(`${base}${path}`, 'OPTIONS', { origin: PAGE, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type,idempotency-key' }, undefined)
+
+  it('answers the preflight of creating a session, the one call a publishable key may make', async () => {
+    const answer = await preflight('/v1/checkout-sessions', 'POST')
+    expect(answer.status).toBe(204)
+    expect(answer.headers.get('access-control-allow-origin')).toBe('*')
+    expect(answer.headers.get('access-control-allow-methods')).toBe('POST')
+    expect(answer.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key')
+    expect(answer.headers.get('access-control-allow-private-network')).toBeNull()
+  })
+
+  it('lets a page read the answer, an error as much as a created session', async () => {
+    const { keys, create } = await merchant()
+    const pk = client(base, keys.publishable)
+    const created = await pk.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD' }, { headers: { 'idempotency-key': freshKey(), origin: PAGE } })
+    expect(created.status).toBe(201)
+    expect(created.headers.get('access-control-allow-origin')).toBe('*')
+    expect(created.headers.get('access-control-expose-headers')).toBe('X-Request-Id, Idempotent-Replayed, Retry-After')
+    const refused = await pk.post('/v1/checkout-sessions', { amount: 'lots' }, { headers: { 'idempotency-key': freshKey(), origin: PAGE } })
+    expect(refused.status).toBe(400)
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*')
+    const unknownKey = await client(base, 'pk_test_unknown').post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD' }, { headers: { 'idempotency-key': freshKey() } })
+    expect(unknownKey.status).toBe(401)
+    expect(unknownKey.headers.get('access-control-allow-origin')).toBe('*')
+    expect((await create({ amount: 1500, currency: 'FJD' })).headers.get('access-control-allow-origin')).toBe('*')
+  })
+
+  it('keeps the same-origin wall on every route a secret key needs', async () => {
+    const { api } = await merchant()
+    for (const [path, method] of [
+      ['/v1/checkout-sessions', 'GET'],
+      ['/v1/checkout-sessions/cs_x/cancel', 'POST'],
+      ['/v1/invoices', 'POST'],
+      ['/api-keys', 'POST'],
+      ['/_sim/state/export', 'GET'],
+    ] as const) {
+      const answer = await preflight(path, method)
+      expect(answer.headers.get('access-control-allow-origin'), `${method} ${path}`).toBeNull()
+    }
+    const listed = await api.get('/v1/checkout-sessions', { headers: { origin: PAGE } })
+    expect(listed.status).toBe(200)
+    expect(listed.headers.get('access-control-allow-origin')).toBeNull()
   })
 })
 
