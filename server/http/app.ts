@@ -3,7 +3,7 @@ import type { ServiceContext } from '../context.js'
 import { dashboardLoginRouter, dashboardRouter } from './dashboard/router.js'
 import { DashboardSessions } from './dashboard/sessions.js'
 import { crossOriginCalls } from './cross-origin.js'
-import { errorHandler, notFoundHandler } from './errors.js'
+import { errorHandler, notFoundHandler, refuseUntakenOptions } from './errors.js'
 import { hostCheck } from './host-check.js'
 import { openApiRouter } from './openapi.js'
 import { requestLogging } from './request-logging.js'
@@ -42,21 +42,22 @@ export function createApp({ ctx, version, log, logRequests, listenHost }: AppOpt
   app.use(hostCheck(listenHost === undefined ? ctx.allowedHosts : [...ctx.allowedHosts, listenHost.toLowerCase()]))
   app.use(crossOriginCalls(app))
   const dashboardSessions = new DashboardSessions(() => ctx.clock.wallNow())
-  app.use('/_sim/state', stateRouter(ctx))
-  app.use('/_sim/dashboard', dashboardLoginRouter(ctx, dashboardSessions))
+  // Each router that holds routes ends with refuseUntakenOptions (simRouter's own do); the hosted pages end in catch-alls.
+  app.use('/_sim/state', refuseUntakenOptions(stateRouter(ctx)))
+  app.use('/_sim/dashboard', refuseUntakenOptions(dashboardLoginRouter(ctx, dashboardSessions)))
   app.use('/_sim', simRouter(ctx, version))
-  app.use('/v1/merchants', merchantsRouter(ctx))
-  app.use('/v1/checkout-sessions', checkoutSessionsRouter(ctx))
-  app.use('/v1/invoices', invoicesRouter(ctx))
-  app.use('/v1/payouts', payoutsRouter(ctx))
-  app.use(['/api-keys', '/v1/api-keys'], apiKeysRouter(ctx))
-  app.use(['/webhook-endpoints', '/v1/webhook-endpoints'], webhookEndpointsRouter(ctx))
+  app.use('/v1/merchants', refuseUntakenOptions(merchantsRouter(ctx)))
+  app.use('/v1/checkout-sessions', refuseUntakenOptions(checkoutSessionsRouter(ctx)))
+  app.use('/v1/invoices', refuseUntakenOptions(invoicesRouter(ctx)))
+  app.use('/v1/payouts', refuseUntakenOptions(payoutsRouter(ctx)))
+  app.use(['/api-keys', '/v1/api-keys'], refuseUntakenOptions(apiKeysRouter(ctx)))
+  app.use(['/webhook-endpoints', '/v1/webhook-endpoints'], refuseUntakenOptions(webhookEndpointsRouter(ctx)))
   app.use('/pay', checkoutPagesRouter(ctx))
   app.use('/i', invoicePagesRouter(ctx))
-  app.use('/dashboard', dashboardRouter(ctx, dashboardSessions))
+  app.use('/dashboard', refuseUntakenOptions(dashboardRouter(ctx, dashboardSessions)))
   app.get('/', startPage(ctx, version))
   app.get('/favicon.ico', favicon)
-  app.use(openApiRouter(app, ctx, version))
+  app.use(refuseUntakenOptions(openApiRouter(app, ctx, version)))
   app.use(notFoundHandler)
   app.use(errorHandler(log))
   return app

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express'
+import type { ErrorRequestHandler, RequestHandler, Router } from 'express'
 import { ApiError } from '../../src/errors.js'
 import { apiError } from '../domain/error-catalog.js'
 
@@ -59,6 +59,22 @@ function fromFrameworkError(error: FrameworkError): ApiError | undefined {
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(apiError('not_found', `No route ${req.method} ${req.path}.`))
+}
+
+/**
+ * Ends a router whose routes are all declared: an OPTIONS request none of
+ * them took is what any other method a path does not take is (TRACE, or PUT
+ * on a read), 404 `not_found`. Without it Express answers such a request by
+ * itself, from inside the router that holds the path: 200 `text/plain`
+ * listing the path's methods, before any key is asked for. A route that
+ * takes every method (the read-only Payouts' 405) still answers it.
+ */
+export function refuseUntakenOptions(router: Router): Router {
+  router.use((req, res, next) => {
+    if (req.method === 'OPTIONS') notFoundHandler(req, res, next)
+    else next()
+  })
+  return router
 }
 
 /** The one place an error becomes a response: the spec's envelope, never a stack trace. */

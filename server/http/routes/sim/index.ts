@@ -1,5 +1,6 @@
 import { Router } from 'express'
 import type { ServiceContext } from '../../../context.js'
+import { refuseUntakenOptions } from '../../errors.js'
 import { clockRouter } from './clock.js'
 import { doctorRouter } from './doctor.js'
 import { eventsRouter } from './events.js'
@@ -19,7 +20,9 @@ import { webhookFaultsRouter } from './webhook-faults.js'
  * key and acts within its mode (docs/security.md).
  */
 export function simRouter(ctx: ServiceContext, version: string): Router {
-  return Router().use(
+  // Each ends with refuseUntakenOptions: Express's own OPTIONS answer comes from the router that holds the path. An
+  // earlier one refusing an OPTIONS meant for a later one gives the same 404, as no /_sim route takes every method.
+  const routers = [
     healthRouter(ctx, version),
     clockRouter(ctx),
     settingsRouter(ctx),
@@ -31,5 +34,6 @@ export function simRouter(ctx: ServiceContext, version: string): Router {
     webhookFaultsRouter(ctx),
     faultsRouter(ctx),
     doctorRouter(ctx),
-  )
+  ]
+  return Router().use(routers.map(refuseUntakenOptions))
 }
