@@ -163,3 +163,22 @@ describe('methods a path does not take', () => {
     expect([payouts.status, payouts.code]).toEqual([405, 'method_not_allowed'])
   })
 })
+
+describe('HEAD, on every route GET takes', () => {
+  it('answers with GET\'s status and headers at once, the event and log streams too (which answered nothing while open)', async () => {
+    const wrong: string[] = []
+    for (const operation of operations.filter((candidate) => candidate.method === 'GET')) {
+      const path = withOwnIds(operation.path)
+      const started = Date.now()
+      const answer = await Promise.race([
+        raw('HEAD', path, { key: keys.secret }),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2_000)),
+      ])
+      if (answer === undefined) wrong.push(`HEAD ${path}: no answer in ${Date.now() - started} ms`)
+      else if (answer.status >= 500) wrong.push(`HEAD ${path}: ${answer.status}`)
+    }
+    expect(wrong).toEqual([])
+    const stream = await raw('HEAD', '/_sim/events/stream', { key: keys.secret })
+    expect([stream.status, stream.code, stream.text]).toEqual([200, '(text/event-stream; charset=utf-8)', ''])
+  })
+})

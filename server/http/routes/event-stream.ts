@@ -42,6 +42,12 @@ function serveSse<T>(
 ): void {
   const { key } = callerOf(res)
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' })
+  // HEAD gets the headers GET would, and no stream: Node sends a HEAD answer's headers only when it ends, so a
+  // stream left open answered nothing at all, for as long as the client waited.
+  if (req.method === 'HEAD') {
+    res.end()
+    return
+  }
   res.write('retry: 1000\n: connected\n\n')
   const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
   const keyCheck = setInterval(() => {
