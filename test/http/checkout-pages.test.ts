@@ -237,6 +237,21 @@ describe('paying', () => {
     expect(again.html).not.toMatch(/invalid_state|at .*\.ts:\d+/)
   })
 
+  it('a live payment while live Providers are off offers the way back to the merchant, not only back to the same refusal', async () => {
+    const { keys, createSession } = await merchant()
+    const live = await unlockLive(base, keys.secret)
+    const session = await createSession({ successUrl: 'https://shop.example/done', cancelUrl: 'https://shop.example/back' }, live.secret)
+    await client(base, live.secret).patch('/_sim/settings', { liveProviders: false })
+    const refused = await submit(session.id, { provider: 'card' })
+    expect(refused.status).toBe(409)
+    expect(refused.html).toContain('Payments are unavailable')
+    // The pay page's own Cancel: it leads to cancelUrl with session_id.
+    expect(refused.html).toContain(`href="/pay/${session.id}/cancel">Cancel payment</a>`)
+    const cancel = await page(`/pay/${session.id}/cancel`)
+    expect(cancel.status).toBe(303)
+    expect(cancel.headers.get('location')).toBe(`https://shop.example/back?session_id=${session.id}`)
+  })
+
   it.each([{}, { provider: 'cash' }, { provider: 'card', outcome: 'maybe' }])('refuses the form %j with a 400 page', async (form) => {
     const { api, createSession } = await merchant()
     const session = await createSession()

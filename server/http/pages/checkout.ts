@@ -108,6 +108,9 @@ class CheckoutPages {
 
   statePath = (sessionId: string): string => `${this.base}/${encodeURIComponent(sessionId)}`
 
+  /** The pay page's "Cancel payment": it changes nothing and leads to cancelUrl (see the route). */
+  cancelPath = (sessionId: string): string => `${this.statePath(sessionId)}/cancel`
+
   private render(name: string, values: Record<string, string | number | SafeHtml>): SafeHtml {
     return safe(this.ctx.templates.render(`checkout/${name}.html`, values))
   }
@@ -148,7 +151,7 @@ class CheckoutPages {
       action: this.statePath(session.id),
       providerOptions: this.join(providerOptions),
       testOutcome: session.mode === 'test' ? this.render('test-outcome', {}) : safe(''),
-      cancelHref: `${this.statePath(session.id)}/cancel`,
+      cancelHref: this.cancelPath(session.id),
     })
     return {
       status: 200,
@@ -257,7 +260,11 @@ class CheckoutPages {
     } else if (code === 'live_mode_unavailable') {
       heading = 'Payments are unavailable'
       message = 'This business cannot take payments right now. No money was taken. Please try again later.'
-      actions = backToSession('Back to checkout')
+      // Back to checkout alone would lead to the same refusal: the pay page's Cancel leads back to the merchant.
+      actions =
+        sessionId === undefined
+          ? []
+          : [this.link(this.cancelPath(sessionId), 'Cancel payment', 'primary'), this.link(this.statePath(sessionId), 'Back to checkout', 'secondary')]
     } else if (code === 'invalid_request') {
       status = parserStatus ?? status
       heading = 'Choose how to pay'
