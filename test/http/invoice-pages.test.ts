@@ -152,6 +152,33 @@ describe('paying from the invoice page', () => {
     expect(again.headers.get('location')).toBe(new URL(invoice.url).pathname)
   })
 
+  it('says a declined payment was declined, that nothing was taken and that the customer can try again', async () => {
+    const { api, invoice } = await sentInvoice(base)
+    const checkout = (await pay(invoice.url)).headers.get('location')!
+    const declined = await open(`${base}${checkout}`, { method: 'POST', body: new URLSearchParams({ provider: 'card', outcome: 'failed' }) })
+    // The checkout sends the customer back to the invoice page, naming the session.
+    const back = declined.headers.get('location')!
+    const sessionId = checkout.split('/').pop()!
+    expect(back).toBe(`${invoice.url}?session_id=${sessionId}`)
+    const page = await open(back)
+    expect(page.html).toContain(
+      '<p class="status-note status-bad" role="status"><strong>Payment declined</strong> Your payment to Kava Kitchen Ltd did not go through and no money was taken. You can try again.</p>',
+    )
+    expect(page.html).toContain('Pay FJ$1,053.00</button>')
+    // Only the return from that declined payment says so: not the page opened afresh, nor another session's id.
+    expect((await open(invoice.url)).html).not.toContain('Payment declined')
+    const other = (await api.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD' }, idempotent())).body.id
+    expect((await api.post(`/_sim/checkout-sessions/${other}/pay`, { outcome: 'failed' })).status).toBe(200)
+    expect((await open(`${invoice.url}?session_id=${other}`)).html).not.toContain('Payment declined')
+    // Trying again pays through a new session; the paid invoice no longer mentions the decline.
+    const retry = (await pay(invoice.url)).headers.get('location')!
+    expect(retry).not.toBe(checkout)
+    const paid = await open(`${base}${retry}`, { method: 'POST', body: new URLSearchParams({ provider: 'card', outcome: 'succeeded' }) })
+    const afterPaid = await open(paid.headers.get('location')!)
+    expect(afterPaid.html).toContain('Paid on')
+    expect((await open(back)).html).not.toContain('Payment declined')
+  })
+
   it('shows a voided invoice as voided, without a Pay button', async () => {
     const { api, invoice } = await sentInvoice(base)
     expect((await api.post(`/v1/invoices/${invoice.id}/void`, undefined, idempotent())).status).toBe(200)

@@ -107,7 +107,22 @@ class InvoicePages {
       : this.render('invoice/due-line.html', { text: `Due ${view.dueDate}`, overdueClass: '' })
   }
 
-  invoicePage(invoice: InvoiceRecord): Page {
+  /**
+   * The checkout sends a declined customer back here with `session_id` (its cancelUrl): while the invoice is
+   * still to be paid, the page says so in the checkout's words, or the customer would see no sign of the decline.
+   */
+  private declinedNote(view: InvoiceView, invoice: InvoiceRecord, returnedFrom: string | undefined): SafeHtml | undefined {
+    if (view.status !== 'sent' || returnedFrom === undefined || !invoice.checkoutSessionIds.includes(returnedFrom)) return undefined
+    if (this.ctx.store.get('checkoutSessions', returnedFrom)?.status !== 'failed') return undefined
+    return this.render('invoice/status-note.html', {
+      tone: 'bad',
+      heading: 'Payment declined',
+      message: `Your payment to ${view.displayName} did not go through and no money was taken. You can try again.`,
+    })
+  }
+
+  /** `returnedFrom` is the `session_id` the checkout appends when it sends the customer back here. */
+  invoicePage(invoice: InvoiceRecord, returnedFrom?: string): Page {
     const view = invoiceView(this.ctx, invoice)
     const status = this.status(view)
     const path = this.invoicePath(invoice)
@@ -121,7 +136,7 @@ class InvoicePages {
       amountLabel: status.amountLabel,
       total: view.total,
       dueLine: view.status === 'sent' ? this.dueLine(view) : safe(''),
-      statusNote: status.note,
+      statusNote: this.declinedNote(view, invoice, returnedFrom) ?? status.note,
       actions: this.join(actions),
       customerName: view.customerName,
       customerEmailRow: this.detailRow('E-mail', view.customerEmail),
@@ -203,7 +218,11 @@ export function invoicePagesRouter(ctx: ServiceContext): Router {
   })
   router.get(
     '/:token',
-    pageRoute(ctx, (req, pages) => ({ page: pages.invoicePage(invoiceForCustomer(ctx, String(req.params.token)).invoice) })),
+    pageRoute(ctx, (req, pages) => {
+      const { invoice } = invoiceForCustomer(ctx, String(req.params.token))
+      const sessionId = typeof req.query.session_id === 'string' ? req.query.session_id : undefined
+      return { page: pages.invoicePage(invoice, sessionId) }
+    }),
   )
   router.post(
     '/:token/pay',
