@@ -14,6 +14,33 @@ export class SafeHtml {
 
 export const safe = (html: string): SafeHtml => new SafeHtml(html)
 
+/** A value as it goes into a page: escaped, unless it is markup the server built. */
+const showHtml = (value: TemplateValue): string => (value instanceof SafeHtml ? value.html : escapeHtml(String(value)))
+
+/** Markup from a template literal, each value shown as a template file shows it: html`You paid ${amount}.` */
+export const html = (strings: TemplateStringsArray, ...values: TemplateValue[]): SafeHtml =>
+  safe(strings.reduce((out, text, index) => out + showHtml(values[index - 1]!) + text))
+
+/**
+ * Unicode's explicit bidi controls: the embeddings and overrides (U+202A–U+202E),
+ * the isolates (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C).
+ */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+
+/**
+ * Text without bidi controls, for where no markup can isolate it: a page's
+ * <title>, a PDF. The API keeps what it was sent; only the showing drops them.
+ */
+export const withoutBidiControls = (text: string): string => text.replace(BIDI_CONTROLS, '')
+
+/**
+ * Text a merchant or customer wrote, as it goes into a page: escaped, and
+ * isolated (<bdi>) so that its bidi controls or right-to-left letters reorder
+ * only itself, never the page's words around it (an override in a display
+ * name would otherwise reverse "· FJ$15.00" after it).
+ */
+export const userText = (text: string): SafeHtml => html`<bdi>${text}</bdi>`
+
 export type TemplateValue = string | number | SafeHtml
 
 /**
@@ -27,7 +54,7 @@ export class Templates {
   constructor(private readonly dir = path.join(packageRoot(), 'templates')) {}
 
   render(name: string, values: Record<string, TemplateValue>): string {
-    return this.fill(name, values, (value) => (value instanceof SafeHtml ? value.html : escapeHtml(String(value))))
+    return this.fill(name, values, showHtml)
   }
 
   /** For plain-text templates (e-mail text parts): values go in as they are. */

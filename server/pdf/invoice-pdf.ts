@@ -3,6 +3,7 @@ import type { BitMatrix } from 'qrcode'
 import { packageRoot } from '../../src/package-root.js'
 import type { ServiceContext } from '../context.js'
 import type { InvoiceRecord } from '../domain/invoice.js'
+import { withoutBidiControls } from '../templates.js'
 import { invoiceView, type InvoiceLineView, type InvoiceView } from './invoice-view.js'
 
 /**
@@ -92,9 +93,10 @@ export async function renderInvoicePdf(ctx: ServiceContext, invoice: InvoiceReco
     lang: 'en',
     displayTitle: true,
     info: {
-      Title: `${view.title} ${view.number}`,
-      Author: view.displayName,
-      Subject: `${view.title} ${view.number} for ${view.customerName}`,
+      // A viewer shows these in its title bar, which no markup can isolate text in.
+      Title: withoutBidiControls(`${view.title} ${view.number}`),
+      Author: withoutBidiControls(view.displayName),
+      Subject: withoutBidiControls(`${view.title} ${view.number} for ${view.customerName}`),
       Creator: 'Bula',
       Producer: 'Bula',
       CreationDate: sentAt,
@@ -136,16 +138,21 @@ class InvoiceLayout {
     this.pageDecorations()
   }
 
-  /** Writes text at a point and returns its height. */
+  /**
+   * Writes text at a point and returns its height. pdfkit lays text out left to right without
+   * the bidi algorithm, and DejaVu Sans draws the isolates as boxes: bidi controls are dropped.
+   */
   private text(value: string, x: number, y: number, style: TextStyle = {}): number {
     const options = this.apply(style)
-    this.doc.text(value, x, y, options)
-    return this.doc.heightOfString(value, options)
+    const shown = withoutBidiControls(value)
+    this.doc.text(shown, x, y, options)
+    return this.doc.heightOfString(shown, options)
   }
 
   private measure(value: string, style: TextStyle): { width: number; height: number } {
     const options = this.apply(style)
-    return { width: this.doc.widthOfString(value, options), height: this.doc.heightOfString(value, options) }
+    const shown = withoutBidiControls(value)
+    return { width: this.doc.widthOfString(shown, options), height: this.doc.heightOfString(shown, options) }
   }
 
   private apply(style: TextStyle): PDFKit.Mixins.TextOptions {

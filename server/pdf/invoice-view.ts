@@ -27,8 +27,11 @@ export interface InvoiceView {
   voidedDate: string | null
   lines: InvoiceLineView[]
   subtotal: string
-  /** Null when the invoice has no tax line. */
-  taxLine: { label: string; amount: string } | null
+  /**
+   * Null when the invoice has no tax line. `label` is "VAT (12.5%)": the merchant's `name` ("VAT", or "Tax"
+   * without one) and the `rate`; the hosted page shows the two apart, to isolate the merchant's text.
+   */
+  taxLine: { label: string; name: string; rate: string; amount: string } | null
   total: string
   payUrl: string
 }
@@ -44,9 +47,10 @@ export interface InvoiceLineView {
 const formatPercent = (percent: number): string => String(Number(percent.toFixed(2)))
 
 /** "VAT (12.5%)", or "Tax (12.5%)" without a label; a 0 % line shows only when it is labelled. */
-function taxLabelOf(invoice: InvoiceRecord): string | null {
-  const label = taxLineLabel(invoice.taxLabel, invoice.taxPercent)
-  return label === null ? null : `${label} (${formatPercent(invoice.taxPercent)}%)`
+function taxLabelOf(invoice: InvoiceRecord): { label: string; name: string; rate: string } | null {
+  const name = taxLineLabel(invoice.taxLabel, invoice.taxPercent)
+  const rate = `${formatPercent(invoice.taxPercent)}%`
+  return name === null ? null : { label: `${name} (${rate})`, name, rate }
 }
 
 export function invoiceView(ctx: ServiceContext, invoice: InvoiceRecord): InvoiceView {
@@ -77,7 +81,7 @@ export function invoiceView(ctx: ServiceContext, invoice: InvoiceRecord): Invoic
       amount: formatFjd(item.quantity * item.unitPrice),
     })),
     subtotal: formatFjd(subtotal),
-    taxLine: taxLabel === null ? null : { label: taxLabel, amount: formatFjd(tax) },
+    taxLine: taxLabel === null ? null : { ...taxLabel, amount: formatFjd(tax) },
     total: formatFjd(total),
     payUrl: invoicePageUrl(invoice, ctx.urls.base),
   }

@@ -106,6 +106,25 @@ describe('the pending page', () => {
     expect(html).not.toContain('<script')
   })
 
+  it('keeps bidi controls in the display name from reordering the page: isolated in <bdi>, dropped from the <title>', async () => {
+    // An override (U+202E) would show the tab's "· FJ$15.00" reversed; the API still keeps what it was sent.
+    const displayName = '\u202eKava\u2066 Kitchen\u200f'
+    const { api, createSession } = await merchant({ displayName })
+    expect((await api.get('/_sim/settings')).body.displayName).toBe(displayName)
+    const session = await createSession({ successUrl: undefined, cancelUrl: undefined })
+    const pay = await page(`/pay/${session.id}`)
+    expect(pay.html).toContain('<title>Pay Kava Kitchen · FJ$15.00</title>')
+    expect(pay.html).toContain('<span class="merchant-initial" aria-hidden="true">K</span>')
+    // Every place the name is shown, it is isolated, so it reorders only itself.
+    const isolatedEverywhere = (html: string) => html.split(displayName).length - 1 === html.split(`<bdi>${displayName}</bdi>`).length - 1
+    expect(isolatedEverywhere(pay.html)).toBe(true)
+    await submit(session.id, { provider: 'card', outcome: 'failed' })
+    const declined = await page(`/pay/${session.id}`)
+    expect(declined.html).toContain('<title>Payment declined · Kava Kitchen</title>')
+    expect(declined.html).toContain(`Your payment to <bdi>${displayName}</bdi> did not go through and no money was taken.`)
+    expect(isolatedEverywhere(declined.html)).toBe(true)
+  })
+
   it('keeps a return URL\'s host from adding to the page\'s Content-Security-Policy', async () => {
     const { createSession } = await merchant()
     // Each parses as a URL, but its host is CSP syntax: a directive, a wildcard, a keyword.

@@ -1,3 +1,4 @@
+import { inflateSync } from 'node:zlib'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { DAY, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { SAMPLE_INVOICE, draftInvoice, idempotent, sentInvoice } from '../helpers/invoices.js'
@@ -17,6 +18,23 @@ async function open(url: string, init: RequestInit = {}) {
   return { status: response.status, headers: response.headers, html: await response.text() }
 }
 
+/** What a PDF draws: the glyph ids its text operators show (`0000` is a box, a character the font lacks) and the code points its fonts' ToUnicode maps give them. */
+function drawnText(pdf: Buffer): { glyphIds: string[]; codePoints: string[] } {
+  const streams = [...pdf.toString('latin1').matchAll(/stream\r?\n/g)].flatMap((match) => {
+    const start = match.index + match[0].length
+    try {
+      return [inflateSync(pdf.subarray(start, pdf.indexOf('endstream', start, 'latin1'))).toString('latin1')]
+    } catch {
+      return []
+    }
+  })
+  const hexGroups = (text: string) => [...text.matchAll(/<([0-9a-f]+)>/gi)].flatMap((match) => match[1]!.toLowerCase().match(/.{4}/g) ?? [])
+  return {
+    glyphIds: streams.flatMap((stream) => (stream.match(/\[[^\]]*\] TJ/g) ?? []).flatMap(hexGroups)),
+    codePoints: streams.filter((stream) => stream.includes('beginbfrange')).flatMap((cmap) => (cmap.match(/\[[^\]]*\]/g) ?? []).flatMap(hexGroups)),
+  }
+}
+
 const pay = (url: string) => open(`${url}/pay`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })
 
 describe('GET /i/{token}', () => {
@@ -28,7 +46,7 @@ describe('GET /i/{token}', () => {
     const path = new URL(invoice.url).pathname
     for (const expected of [
       'Kava Kitchen Ltd',
-      `Invoice ${invoice.number}`,
+      `Invoice <bdi>${invoice.number}</bdi>`,
       'Lautoka Surf Club',
       'accounts@surfclub.example',
       'Kava bowl (tanoa), hand carved',
@@ -37,7 +55,7 @@ describe('GET /i/{token}', () => {
       'FJ$901.00',
       'Subtotal',
       'FJ$936.00',
-      'VAT (12.5%)',
+      '<bdi>VAT</bdi> (12.5%)',
       'FJ$117.00',
       'Total (FJD)',
       'FJ$1,053.00',
@@ -86,7 +104,40 @@ describe('GET /i/{token}', () => {
     expect(page.html).toContain('Bob &quot;&lt;b&gt;bold&lt;/b&gt;&quot; &amp; Sons')
     expect(page.html).toContain('&lt;img src=x onerror=alert(1)&gt;')
     expect(page.html).toContain('&lt;i&gt;VAT&lt;/i&gt;')
-    expect(page.html).toContain('&lt;u&gt;GST&lt;/u&gt; (12.5%)')
+    expect(page.html).toContain('<bdi>&lt;u&gt;GST&lt;/u&gt;</bdi> (12.5%)')
+  })
+
+  it('keeps bidi controls in merchant and customer text from reordering the page or the PDF', async () => {
+    // An override in the tax label would otherwise show its "(12.5%)" as "(%5.21)".
+    const [rlo, lri, pdi, rlm] = ['\u202e', '\u2066', '\u2069', '\u200f']
+    const texts = {
+      customerName: `Surf${rlo} Club`,
+      vatNumber: `${lri}50-1${pdi}`,
+      taxLabel: `VAT${rlo}`,
+      description: `Bowl ${lri}x${pdi} ${rlo}12`,
+      displayName: `${rlm}Kava${rlo} Kitchen`,
+    }
+    const { api, invoice } = await sentInvoice(
+      base,
+      { ...SAMPLE_INVOICE, customerName: texts.customerName, vatNumber: texts.vatNumber, taxLabel: texts.taxLabel, items: [{ description: texts.description, quantity: 1, unitPrice: 1000 }] },
+      texts.displayName,
+    )
+    // The API keeps what it was sent.
+    expect((await api.get(`/v1/invoices/${invoice.id}`)).body).toMatchObject({ customerName: texts.customerName, taxLabel: texts.taxLabel })
+    const page = await open(invoice.url)
+    expect(page.html).toContain(`<title>Tax Invoice ${invoice.number} from Kava Kitchen</title>`)
+    expect(page.html).toContain('<span class="merchant-initial" aria-hidden="true">K</span>')
+    expect(page.html).toContain(`<bdi>${texts.taxLabel}</bdi> (12.5%)`)
+    for (const text of Object.values(texts)) {
+      // Shown, and only ever isolated.
+      expect(page.html).toContain(`<bdi>${text}</bdi>`)
+      expect(page.html.split(text).length).toBe(page.html.split(`<bdi>${text}</bdi>`).length)
+    }
+    // The PDF draws no glyph for a control: DejaVu Sans has none for the isolates, so they were boxes.
+    const pdf = Buffer.from(await (await fetch(`${invoice.url}/pdf`)).arrayBuffer())
+    const drawn = drawnText(pdf)
+    expect(drawn.glyphIds).not.toContain('0000')
+    expect(drawn.codePoints.filter((codePoint) => /^(200[ef]|202[a-e]|206[6-9]|061c)$/.test(codePoint))).toEqual([])
   })
 
   it('is a 404 page before the invoice is sent, and for unknown tokens', async () => {
@@ -131,7 +182,7 @@ describe('paying from the invoice page', () => {
     expect(session.body).toMatchObject({ amount: invoice.total, invoiceNumber: invoice.number, status: 'pending' })
     const checkout = await open(`${base}${location}`)
     expect(checkout.status).toBe(200)
-    expect(checkout.html).toContain(`Invoice ${invoice.number}`)
+    expect(checkout.html).toContain(`Invoice <bdi>${invoice.number}</bdi>`)
   })
 
   it('shows a paid invoice as paid, without a Pay button', async () => {
@@ -162,7 +213,7 @@ describe('paying from the invoice page', () => {
     expect(back).toBe(`${invoice.url}?session_id=${sessionId}`)
     const page = await open(back)
     expect(page.html).toContain(
-      '<p class="status-note status-bad" role="status"><strong>Payment declined</strong> Your payment to Kava Kitchen Ltd did not go through and no money was taken. You can try again.</p>',
+      '<p class="status-note status-bad" role="status"><strong>Payment declined</strong> Your payment to <bdi>Kava Kitchen Ltd</bdi> did not go through and no money was taken. You can try again.</p>',
     )
     expect(page.html).toContain('Pay FJ$1,053.00</button>')
     // Only the return from that declined payment says so: not the page opened afresh, nor another session's id.

@@ -205,7 +205,7 @@ describe('send, void and numbering', () => {
     expect((await api.patch(`/_sim/invoices/${vat.id}`, { taxPercent: 0 })).body).toMatchObject({ taxPercent: 0, taxLabel: 'VAT' })
     const sent = (await send(unlabelled.id)).body
     const page = await (await fetch(sent.url)).text()
-    expect(page).toContain('Tax (10%)')
+    expect(page).toContain('<bdi>Tax</bdi> (10%)')
   })
 
   it('returns the original result for a retried send or void key, using no second number', async () => {

@@ -15,7 +15,7 @@ import {
 import type { MerchantRecord } from '../../domain/merchant.js'
 
 import { paySession, sessionForCustomer } from '../../services/checkout-sessions.js'
-import { safe, type SafeHtml } from '../../templates.js'
+import { html, safe, userText, withoutBidiControls, type SafeHtml, type TemplateValue } from '../../templates.js'
 import { htmlPageHeaders } from './headers.js'
 import { formatFjd } from '../../../src/money.js'
 
@@ -111,14 +111,15 @@ class CheckoutPages {
   /** The pay page's "Cancel payment": it changes nothing and leads to cancelUrl (see the route). */
   cancelPath = (sessionId: string): string => `${this.statePath(sessionId)}/cancel`
 
-  private render(name: string, values: Record<string, string | number | SafeHtml>): SafeHtml {
+  private render(name: string, values: Record<string, TemplateValue>): SafeHtml {
     return safe(this.ctx.templates.render(`checkout/${name}.html`, values))
   }
 
   private layout(options: { title: string; mode?: CheckoutSessionRecord['mode']; merchant?: MerchantRecord; content: SafeHtml }): string {
     const displayName = options.merchant?.settings.displayName
     return this.ctx.templates.render('checkout/layout.html', {
-      title: options.title,
+      // A <title> holds no markup to isolate the display name in: its bidi controls go instead.
+      title: withoutBidiControls(options.title),
       stylesheets: this.render('stylesheet', { href: `${this.base}/assets/checkout.css` }),
       pageClass: 'page',
       hostedBy: 'Checkout by Bula.',
@@ -126,12 +127,12 @@ class CheckoutPages {
       merchantHeader:
         displayName === undefined
           ? safe('')
-          : this.render('merchant-header', { displayName, initial: Array.from(displayName.trim())[0]?.toUpperCase() ?? '', detail: safe('') }),
+          : this.render('merchant-header', { displayName: userText(displayName), initial: initialOf(displayName), detail: safe('') }),
       content: options.content,
     })
   }
 
-  private link(href: string, label: string, style: 'primary' | 'secondary'): SafeHtml {
+  private link(href: string, label: TemplateValue, style: 'primary' | 'secondary'): SafeHtml {
     return this.render('action-link', { href, label, style })
   }
 
@@ -147,7 +148,7 @@ class CheckoutPages {
     )
     const content = this.render('pay', {
       amount,
-      invoiceLine: session.invoiceNumber === null ? safe('') : this.render('invoice-line', { invoiceNumber: session.invoiceNumber }),
+      invoiceLine: session.invoiceNumber === null ? safe('') : this.render('invoice-line', { invoiceNumber: userText(session.invoiceNumber) }),
       action: this.statePath(session.id),
       providerOptions: this.join(providerOptions),
       testOutcome: session.mode === 'test' ? this.render('test-outcome', {}) : safe(''),
@@ -164,24 +165,25 @@ class CheckoutPages {
   statePage(session: CheckoutSessionRecord, merchant: MerchantRecord, view: Exclude<View, 'pay'> | 'left'): Page {
     const amount = formatFjd(session.amount)
     const displayName = merchant.settings.displayName
-    const back = (url: string | null, label: string): SafeHtml[] =>
+    const name = userText(displayName)
+    const back = (url: string | null, label: SafeHtml): SafeHtml[] =>
       url === null ? [] : [this.link(withSessionId(url, session.id), label, 'primary')]
-    let state: { tone: 'ok' | 'bad' | 'wait' | 'quiet'; icon: string; heading: string; message: string }
+    let state: { tone: 'ok' | 'bad' | 'wait' | 'quiet'; icon: string; heading: string; message: SafeHtml }
     let actions: SafeHtml[] = []
     const formTargets: string[] = []
     switch (view) {
       case 'paid':
-        state = { tone: 'ok', icon: '✓', heading: 'Payment complete', message: `You paid ${amount} to ${displayName}.` }
-        actions = back(session.successUrl, `Continue to ${displayName}`)
+        state = { tone: 'ok', icon: '✓', heading: 'Payment complete', message: html`You paid ${amount} to ${name}.` }
+        actions = back(session.successUrl, html`Continue to ${name}`)
         break
       case 'failed':
         state = {
           tone: 'bad',
           icon: '✕',
           heading: 'Payment declined',
-          message: `Your payment to ${displayName} did not go through and no money was taken.`,
+          message: html`Your payment to ${name} did not go through and no money was taken.`,
         }
-        actions = back(session.cancelUrl, `Return to ${displayName}`)
+        actions = back(session.cancelUrl, html`Return to ${name}`)
         break
       case 'processing': {
         const intent = this.ctx.store.get('paymentIntents', session.paymentIntentIds.at(-1)!)
@@ -190,7 +192,7 @@ class CheckoutPages {
           tone: 'wait',
           icon: '…',
           heading: 'Payment processing',
-          message: `${PROVIDER_NAMES[provider]} is still processing your payment. ${displayName} will be told when it completes.`,
+          message: html`${PROVIDER_NAMES[provider]} is still processing your payment. ${name} will be told when it completes.`,
         }
         actions = [this.link(this.statePath(session.id), 'Check again', 'secondary')]
         if (session.mode === 'test') {
@@ -204,25 +206,25 @@ class CheckoutPages {
           tone: 'quiet',
           icon: '×',
           heading: 'Checkout no longer available',
-          message: `This checkout was closed by ${displayName}. No money was taken.`,
+          message: html`This checkout was closed by ${name}. No money was taken.`,
         }
-        actions = back(session.cancelUrl, `Return to ${displayName}`)
+        actions = back(session.cancelUrl, html`Return to ${name}`)
         break
       case 'expired':
         state = {
           tone: 'quiet',
           icon: '!',
           heading: 'Checkout expired',
-          message: `This checkout expired before a payment was made. No money was taken. Return to ${displayName} to start again.`,
+          message: html`This checkout expired before a payment was made. No money was taken. Return to ${name} to start again.`,
         }
-        actions = back(session.cancelUrl, `Return to ${displayName}`)
+        actions = back(session.cancelUrl, html`Return to ${name}`)
         break
       case 'left':
         state = {
           tone: 'quiet',
           icon: '←',
           heading: 'You left the checkout',
-          message: 'No payment was made. You can close this page, or go back and pay.',
+          message: html`No payment was made. You can close this page, or go back and pay.`,
         }
         actions = [this.link(this.statePath(session.id), 'Back to checkout', 'primary')]
         break
@@ -285,6 +287,9 @@ class CheckoutPages {
     return { status, html: this.layout({ title: heading, content }), formTargets: [] }
   }
 }
+
+/** The letter in the merchant header's circle: the display name's first, not an invisible bidi control before it. */
+export const initialOf = (displayName: string): string => Array.from(withoutBidiControls(displayName).trim())[0]?.toUpperCase() ?? ''
 
 /** The status of body-parser's own errors (too large, bad charset): the customer's form, not a fault. */
 function parserErrorStatus(error: unknown): number | undefined {

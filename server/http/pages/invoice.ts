@@ -7,9 +7,9 @@ import type { InvoiceRecord } from '../../domain/invoice.js'
 import { renderInvoicePdf } from '../../pdf/invoice-pdf.js'
 import { invoiceView, type InvoiceView } from '../../pdf/invoice-view.js'
 import { checkoutForInvoice, invoiceForCustomer } from '../../services/invoices.js'
-import { safe, type SafeHtml, type TemplateValue } from '../../templates.js'
+import { html, safe, userText, withoutBidiControls, type SafeHtml, type TemplateValue } from '../../templates.js'
 // The checkout page's headers: every form here posts to this origin, and its redirect stays on it.
-import { securityHeaders, undecodablePathAsNotFound } from './checkout.js'
+import { initialOf, securityHeaders, undecodablePathAsNotFound } from './checkout.js'
 
 /**
  * The hosted invoice (docs/simulator.md, "Payments"): `GET /i/{token}` is the Invoice's `url`,
@@ -49,7 +49,8 @@ class InvoicePages {
     const { view } = options
     // The checkout page's layout and styles, plus the invoice's own.
     return this.ctx.templates.render('checkout/layout.html', {
-      title: options.title,
+      // A <title> holds no markup to isolate the merchant's and customer's text in: their bidi controls go instead.
+      title: withoutBidiControls(options.title),
       stylesheets: this.join(
         [CHECKOUT_STYLESHEET, `${this.base}/assets/invoice.css`].map((href) => this.render('checkout/stylesheet.html', { href })),
       ),
@@ -60,35 +61,36 @@ class InvoicePages {
         view === undefined
           ? safe('')
           : this.render('checkout/merchant-header.html', {
-              displayName: view.displayName,
-              initial: Array.from(view.displayName.trim())[0]?.toUpperCase() ?? '',
+              displayName: userText(view.displayName),
+              initial: initialOf(view.displayName),
               // The seller's VAT number belongs with the seller's name, as on the PDF.
-              detail: view.sellerVatNumber === null ? safe('') : this.render('invoice/seller-vat.html', { vatNumber: view.sellerVatNumber }),
+              detail: view.sellerVatNumber === null ? safe('') : this.render('invoice/seller-vat.html', { vatNumber: userText(view.sellerVatNumber) }),
             }),
       content: options.content,
     })
   }
 
+  /** A row of the customer's details; `value` is the customer's own text. */
   private detailRow(label: string, value: string | null): SafeHtml {
-    return value === null ? safe('') : this.render('invoice/detail-row.html', { label, value })
+    return value === null ? safe('') : this.render('invoice/detail-row.html', { label, value: userText(value) })
   }
 
   /** The badge beside the number and the note under the amount, from the status and the due date. */
   private status(view: InvoiceView): { badge: SafeHtml; note: SafeHtml; amountLabel: string } {
     const badge = (tone: string, label: string): SafeHtml => this.render('invoice/status-badge.html', { tone, label })
-    const note = (tone: string, heading: string, message: string): SafeHtml =>
+    const note = (tone: string, heading: string, message: SafeHtml): SafeHtml =>
       this.render('invoice/status-note.html', { tone, heading, message })
     switch (view.status) {
       case 'paid':
         return {
           badge: badge('ok', 'Paid'),
-          note: note('ok', `Paid on ${view.paidDate}`, `Thank you. ${view.displayName} has received your payment.`),
+          note: note('ok', `Paid on ${view.paidDate}`, html`Thank you. ${userText(view.displayName)} has received your payment.`),
           amountLabel: 'Amount paid',
         }
       case 'void':
         return {
           badge: badge('quiet', 'Void'),
-          note: note('quiet', 'This invoice was voided', `${view.displayName} voided it on ${view.voidedDate}. It can no longer be paid.`),
+          note: note('quiet', 'This invoice was voided', html`${userText(view.displayName)} voided it on ${view.voidedDate!}. It can no longer be paid.`),
           amountLabel: 'Total',
         }
       case 'sent':
@@ -117,7 +119,7 @@ class InvoicePages {
     return this.render('invoice/status-note.html', {
       tone: 'bad',
       heading: 'Payment declined',
-      message: `Your payment to ${view.displayName} did not go through and no money was taken. You can try again.`,
+      message: html`Your payment to ${userText(view.displayName)} did not go through and no money was taken. You can try again.`,
     })
   }
 
@@ -131,20 +133,23 @@ class InvoicePages {
       view.status === 'sent' ? [this.render('invoice/pay-form.html', { action: `${path}/pay`, total: view.total }), download] : [download]
     const content = this.render('invoice/invoice.html', {
       title: view.title,
-      number: view.number,
+      number: userText(view.number),
       statusBadge: status.badge,
       amountLabel: status.amountLabel,
       total: view.total,
       dueLine: view.status === 'sent' ? this.dueLine(view) : safe(''),
       statusNote: this.declinedNote(view, invoice, returnedFrom) ?? status.note,
       actions: this.join(actions),
-      customerName: view.customerName,
+      customerName: userText(view.customerName),
       customerEmailRow: this.detailRow('E-mail', view.customerEmail),
       issueDate: view.issueDate,
       dueDate: view.dueDate,
-      itemRows: this.join(view.lines.map((line) => this.render('invoice/item-row.html', { ...line }))),
+      itemRows: this.join(view.lines.map((line) => this.render('invoice/item-row.html', { ...line, description: userText(line.description) }))),
       subtotal: view.subtotal,
-      taxRow: view.taxLine === null ? safe('') : this.render('invoice/detail-row.html', { label: view.taxLine.label, value: view.taxLine.amount }),
+      taxRow:
+        view.taxLine === null
+          ? safe('')
+          : this.render('invoice/detail-row.html', { label: html`${userText(view.taxLine.name)} (${view.taxLine.rate})`, value: view.taxLine.amount }),
     })
     return { status: 200, html: this.layout({ title: `${view.title} ${view.number} from ${view.displayName}`, view, content }) }
   }
