@@ -155,6 +155,16 @@ describe('the pending page', () => {
     expect(retrieved.body.status).toBe('succeeded')
   })
 
+  it('lets a long word in merchant text break rather than widen the page (the state messages had none)', async () => {
+    // Seen in Chromium at 390 px: an 80-letter display name in "… will be told when it completes." scrolled the page to 868 px.
+    const css = await (await fetch(`${base}/pay/assets/checkout.css`)).text()
+    expect(css).toMatch(/\nbdi \{\n {2}overflow-wrap: anywhere;\n\}/)
+    const { createSession } = await merchant({ displayName: 'K'.repeat(80) })
+    const session = await createSession()
+    await submit(session.id, { provider: 'card', outcome: 'processing' })
+    expect((await page(`/pay/${session.id}`)).html).toContain(`<bdi>${'K'.repeat(80)}</bdi> will be told when it completes.`)
+  })
+
   it('serves its stylesheet', async () => {
     const response = await fetch(`${base}/pay/assets/checkout.css`)
     expect(response.status).toBe(200)
