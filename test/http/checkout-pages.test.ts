@@ -290,12 +290,16 @@ describe('paying', () => {
     expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('pending')
   })
 
-  it('refuses an oversized form with a 413 page', async () => {
-    const { createSession } = await merchant()
+  it.each([
+    ['over 16 KiB', { provider: 'card', padding: 'x'.repeat(40_000) }],
+    ['of more than 1,000 fields', { provider: 'card', ...Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`f${i}`, '1'])) }],
+  ])('refuses a form %s with a 413 page, not a 500', async (_what, form) => {
+    const { api, createSession } = await merchant()
     const session = await createSession()
-    const refused = await submit(session.id, { provider: 'card', padding: 'x'.repeat(40_000) })
+    const refused = await submit(session.id, form)
     expect(refused.status).toBe(413)
     expect(refused.headers.get('content-type')).toMatch(/^text\/html/)
+    expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('pending')
   })
 
   it('an unknown session is a 404 page', async () => {

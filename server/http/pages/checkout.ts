@@ -294,7 +294,8 @@ export const initialOf = (displayName: string): string => Array.from(withoutBidi
 /** The status of body-parser's own errors (too large, bad charset): the customer's form, not a fault. */
 function parserErrorStatus(error: unknown): number | undefined {
   const type = typeof error === 'object' && error !== null ? (error as { type?: unknown }).type : undefined
-  if (type === 'entity.too.large') return 413
+  // A form over its byte limit, or of more than 1,000 fields (body-parser's parameterLimit), as the dashboard answers them.
+  if (type === 'entity.too.large' || type === 'parameters.too.many') return 413
   return typeof type === 'string' && ['entity.parse.failed', 'charset.unsupported', 'encoding.unsupported'].includes(type) ? 400 : undefined
 }
 
