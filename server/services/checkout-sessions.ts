@@ -32,7 +32,7 @@ import { convertToFjd } from '../domain/money.js'
 import { recordEvent } from '../events/event-log.js'
 import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
-import { safe } from '../templates.js'
+import { safe, withoutBidiControls } from '../templates.js'
 import { runIdempotent, type IdempotentResult } from './idempotency.js'
 import { EXPIRE_JOB, PURGE_EMAIL_JOB } from '../clock/targeted-jobs.js'
 import { sendEmail } from './outbox.js'
@@ -254,7 +254,8 @@ export const sessionOfCaller = (ctx: ServiceContext, caller: Caller, id: string)
 function sendReceipt(ctx: ServiceContext, session: CheckoutSessionRecord, intent: PaymentIntentRecord): void {
   const merchant = ctx.store.get('merchants', session.merchantId)
   if (!merchant || session.mode !== 'live' || session.customerEmail === null || !merchant.settings.receiptsEnabled) return
-  const displayName = merchant.settings.displayName
+  // A subject and a text part have no markup to isolate the name with: its bidi controls are dropped (docs/security.md).
+  const displayName = withoutBidiControls(merchant.settings.displayName)
   const values = {
     displayName,
     amount: formatFjd(session.amount),

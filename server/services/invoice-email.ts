@@ -3,7 +3,7 @@ import type { Email } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { renderInvoicePdf } from '../pdf/invoice-pdf.js'
 import { invoiceView } from '../pdf/invoice-view.js'
-import { safe } from '../templates.js'
+import { safe, withoutBidiControls } from '../templates.js'
 import { ownInvoice } from './invoices.js'
 import { sendEmail } from './outbox.js'
 
@@ -19,11 +19,13 @@ export async function emailInvoice(ctx: ServiceContext, caller: Caller, id: stri
   const pdf = await renderInvoicePdf(ctx, invoice)
   // The same view the PDF and the hosted page are drawn from: title, seller's VAT number, dates and money agree.
   const view = invoiceView(ctx, invoice)
+  // As in the PDF: a subject and a text part have no markup to isolate a name with, so its bidi controls are dropped (docs/security.md).
+  const displayName = withoutBidiControls(view.displayName)
   const values = {
     title: view.title,
     titleInText: view.title.toLowerCase(),
-    displayName: view.displayName,
-    customerName: view.customerName,
+    displayName,
+    customerName: withoutBidiControls(view.customerName),
     number: view.number,
     total: view.total,
     dueDate: view.dueDate,
@@ -32,15 +34,15 @@ export async function emailInvoice(ctx: ServiceContext, caller: Caller, id: stri
   const { merchantId: _m, ...email } = sendEmail(ctx, invoice.merchantId, invoice.mode, {
     kind: 'invoice',
     to: invoice.customerEmail,
-    subject: `${view.title} ${view.number} from ${view.displayName}`,
+    subject: `${view.title} ${view.number} from ${displayName}`,
     relatedId: invoice.id,
     html: ctx.templates.render('emails/invoice.html', {
       ...values,
-      sellerVat: view.sellerVatNumber === null ? safe('') : safe(ctx.templates.render('emails/invoice-seller-vat.html', { vatNumber: view.sellerVatNumber })),
+      sellerVat: view.sellerVatNumber === null ? safe('') : safe(ctx.templates.render('emails/invoice-seller-vat.html', { vatNumber: withoutBidiControls(view.sellerVatNumber) })),
     }),
     text: ctx.templates.renderText('emails/invoice.txt', {
       ...values,
-      sellerVatLine: view.sellerVatNumber === null ? '' : `VAT No. ${view.sellerVatNumber}\n`,
+      sellerVatLine: view.sellerVatNumber === null ? '' : `VAT No. ${withoutBidiControls(view.sellerVatNumber)}\n`,
     }),
     attachments: [{ filename: `${view.number}.pdf`, contentType: 'application/pdf', bytes: pdf.length, contentBase64: pdf.toString('base64') }],
   })

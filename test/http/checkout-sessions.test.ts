@@ -577,6 +577,17 @@ describe('live mode', () => {
     expect(server().ctx.store.get('checkoutSessions', session.id)?.customerEmail).toBeNull()
   })
 
+  it('drops bidi controls from the display name in a receipt, whose subject and text cannot isolate them', async () => {
+    const { keys } = await merchant()
+    const liveApi = client(base, (await unlockLive(base, keys.secret)).secret)
+    await liveApi.patch('/_sim/settings', { displayName: 'Nadi \u202eCrafts' })
+    const session = (await liveApi.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD', customerEmail: 'b@example.test' }, { headers: { 'idempotency-key': freshKey() } })).body
+    await liveApi.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
+    const [receipt] = (await liveApi.get('/_sim/emails')).body.data
+    expect(receipt.subject).toBe('Your receipt from Nadi Crafts')
+    for (const part of [receipt.html, receipt.text]) expect(part).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/)
+  })
+
   it('sends no receipt when receipts are off', async () => {
     const { keys } = await merchant()
     const live = await unlockLive(base, keys.secret)

@@ -346,6 +346,21 @@ describe('Invoice page', () => {
     expect(flash).toContain('Field: customerEmail')
   })
 
+  it('drops bidi controls from the names in an invoice e-mail, whose subject and text cannot isolate them', async () => {
+    const { agent, api } = await businessAgent()
+    await api.patch('/_sim/settings', { displayName: 'Kava \u202eKitchen' })
+    const draft = (await api.post('/v1/invoices', { ...SAMPLE_INVOICE, customerName: 'Surf \u2066Club\u2069' }, idempotent())).body
+    const invoice = (await api.post(`/v1/invoices/${draft.id}/send`, undefined, idempotent())).body
+    const path = `/dashboard/invoices/${draft.id}`
+    await submitForm(agent, path, `${path}/email`)
+    const [email] = (await api.get('/_sim/emails')).body.data
+    expect(email.subject).toBe(`Tax Invoice ${invoice.number} from Kava Kitchen`)
+    for (const part of [email.subject, email.html, email.text]) expect(part).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/)
+    expect(email.text).toContain('Bula Surf Club,')
+    // The API keeps what it was sent.
+    expect((await api.get(`/v1/invoices/${draft.id}`)).body.customerName).toBe('Surf \u2066Club\u2069')
+  })
+
   it('serves an e-mail\'s attachment from the Outbox, only to its merchant and mode (issue 14)', async () => {
     const { agent, api, key, draft, send } = await businessAgent()
     const invoice = await send()
