@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { ApiError } from '../errors.js'
-import type { BulaConfig, Profile } from './config-schema.js'
+import { parseConfig, type BulaConfig, type Profile } from './config-schema.js'
 
 export type { BulaConfig, Profile } from './config-schema.js'
 
@@ -49,14 +49,12 @@ export async function loadConfig(env: Env = process.env): Promise<BulaConfig> {
   } catch {
     throw new ApiError(0, 'invalid_config', `${file} is not valid JSON. Fix it or delete it to start over.`)
   }
-  const { configSchema } = await import('./config-schema.js')
-  const parsed = configSchema.safeParse(json)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : ''
-    throw new ApiError(0, 'invalid_config', `${file} is not a bula config${where}: ${issue?.message}. Fix it or delete it.`)
+  const parsed = parseConfig(json)
+  if ('problem' in parsed) {
+    const where = parsed.problem.path ? ` at ${parsed.problem.path}` : ''
+    throw new ApiError(0, 'invalid_config', `${file} is not a bula config${where}: ${parsed.problem.message}. Fix it or delete it.`)
   }
-  return parsed.data
+  return parsed.config
 }
 
 /** Throws unless `name` can be saved; check before work whose result would be lost. */

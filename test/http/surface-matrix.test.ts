@@ -3,7 +3,7 @@ import { exchange } from '../helpers/exchange.js'
 import { HOUR, call, client, signupMerchant, unlockLive, useTestServer } from '../helpers/http.js'
 
 // The surface matrix (docs/security.md, "Every route, every hostile input"): every route of /openapi.json, and the
-// dashboard's, sent each kind of hostile input, held to what /v1 answers for that kind (contract §4 and §10).
+// dashboard's, sent each kind of hostile input, held to what /v1 answers for that kind (docs/simulator.md, "Errors").
 
 interface Operation {
   method: string

@@ -90,10 +90,24 @@ describe('saveProfile and loadConfig', () => {
     expect((error as ApiError).message).toContain(join(dir, 'bula', 'config.json'))
   })
 
-  it('refuses a file of the wrong shape', async () => {
+  it.each([
+    [[], 'is not a bula config: expected an object'],
+    [{ current: 7, profiles: {} }, 'is not a bula config at current: expected a string'],
+    [{ profiles: [] }, 'is not a bula config at profiles: expected an object'],
+    [{ profiles: { a: 'http://a' } }, 'is not a bula config at profiles.a: expected an object'],
+    [{ profiles: { a: { apiKey: 'sk_test_x' } } }, 'is not a bula config at profiles.a.baseUrl: expected a string'],
+    [{ profiles: { a: { baseUrl: 'http://a', apiKey: 1 } } }, 'is not a bula config at profiles.a.apiKey: expected a string'],
+    [{ profiles: { a: { baseUrl: 'http://a', publishableKey: null } } }, 'is not a bula config at profiles.a.publishableKey: expected a string'],
+  ])('refuses a file of the wrong shape, %j, naming the value', async (json, message) => {
     await mkdir(join(dir, 'bula'))
-    await writeFile(join(dir, 'bula', 'config.json'), JSON.stringify({ profiles: { a: { apiKey: 1 } } }))
-    await expect(loadConfig(env)).rejects.toMatchObject({ code: 'invalid_config' })
+    await writeFile(join(dir, 'bula', 'config.json'), JSON.stringify(json))
+    await expect(loadConfig(env)).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining(message) })
+  })
+
+  it('reads a file without profiles as one with none, keeping fields a newer bula wrote', async () => {
+    await mkdir(join(dir, 'bula'))
+    await writeFile(join(dir, 'bula', 'config.json'), JSON.stringify({ future: { x: 1 } }))
+    expect(await loadConfig(env)).toEqual({ future: { x: 1 }, profiles: {} })
   })
 })
 
