@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { z } from 'zod'
 import { configDir, writePrivateJson } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
 import type { Mode } from '../schemas/index.js'
@@ -13,9 +12,21 @@ export interface ListenScope {
   mode: Mode
 }
 
-// Loose, so that fields a newer bula adds survive an older one saving.
-const secretsFileSchema = z.looseObject({ secrets: z.record(z.string(), z.string().startsWith('whsec_')).default({}) })
-type SecretsFile = z.infer<typeof secretsFileSchema>
+/** The file's shape. Other fields are kept, so that what a newer bula adds survives an older one saving. */
+interface SecretsFile {
+  secrets: Record<string, string>
+  [field: string]: unknown
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** The file as read, or undefined when it is not one; checked by hand, as the config file is (zod would be a fifth of listen's start). */
+function asSecretsFile(json: unknown): SecretsFile | undefined {
+  if (!isObject(json)) return undefined
+  const secrets = json.secrets ?? {}
+  if (!isObject(secrets) || !Object.values(secrets).every((secret) => typeof secret === 'string' && secret.startsWith('whsec_'))) return undefined
+  return { ...json, secrets: secrets as Record<string, string> }
+}
 
 export const listenSecretsPath = (env: NodeJS.ProcessEnv = process.env): string => join(configDir(env), 'listen-secrets.json')
 
@@ -53,11 +64,11 @@ async function readSecrets(file: string): Promise<SecretsFile> {
   } catch {
     json = undefined
   }
-  const parsed = secretsFileSchema.safeParse(json)
-  if (!parsed.success) {
+  const parsed = asSecretsFile(json)
+  if (!parsed) {
     // Deleting it only means new listen secrets, which the receivers then need.
     throw new ApiError(0, 'invalid_config', `${file} is not a bula listen-secrets file. Fix it or delete it.`)
   }
-  return parsed.data
+  return parsed
 }
 

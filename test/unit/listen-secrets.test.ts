@@ -48,8 +48,13 @@ describe('listenSecret', () => {
     await mkdir(join(dir, 'bula'), { recursive: true })
     await writeFile(listenSecretsPath(env), '{"secrets": {"x": "not a whsec"}}')
     await expect(listenSecret(SCOPE, env)).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('listen-secrets.json') })
-    await writeFile(listenSecretsPath(env), 'nope')
-    await expect(listenSecret(SCOPE, env)).rejects.toMatchObject({ code: 'invalid_config' })
+    for (const damaged of ['nope', '[]', '{"secrets": []}', '{"secrets": {"x": 7}}', 'null']) {
+      await writeFile(listenSecretsPath(env), damaged)
+      await expect(listenSecret(SCOPE, env), damaged).rejects.toMatchObject({ code: 'invalid_config' })
+    }
+    // A file without secrets yet is one with none.
+    await writeFile(listenSecretsPath(env), '{}')
+    expect(await listenSecret(SCOPE, env)).toMatch(/^whsec_/)
   })
   it.skipIf(process.platform !== 'linux')('names the secrets file and BULA_CONFIG_DIR when it cannot be written', async () => {
     // /proc/self takes no new file, even for root.
