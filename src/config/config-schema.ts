@@ -1,7 +1,9 @@
 // The config file's shape, checked by hand rather than with zod: every
 // command that finds a config file reads it, and loading zod and building
-// schemas for it was about a fifth of such a command's start
+// schemas for it was about a quarter of such a command's start
 // (docs/performance.md, "CLI cold start").
+
+import { isJsonObject } from '../json.js'
 
 /** A saved connection. Fields a newer bula wrote are kept, so an older one saving a profile does not drop them. */
 export interface Profile {
@@ -23,11 +25,8 @@ export interface ConfigProblem {
   message: string
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
 function profileProblem(profile: unknown, path: string): ConfigProblem | undefined {
-  if (!isObject(profile)) return { path, message: 'expected an object' }
+  if (!isJsonObject(profile)) return { path, message: 'expected an object' }
   if (typeof profile.baseUrl !== 'string') return { path: `${path}.baseUrl`, message: 'expected a string' }
   for (const field of ['apiKey', 'publishableKey']) {
     if (profile[field] !== undefined && typeof profile[field] !== 'string') return { path: `${path}.${field}`, message: 'expected a string' }
@@ -37,10 +36,10 @@ function profileProblem(profile: unknown, path: string): ConfigProblem | undefin
 
 /** The config as read, or the first problem in it. A file without `profiles` has none yet. */
 export function parseConfig(json: unknown): { config: BulaConfig } | { problem: ConfigProblem } {
-  if (!isObject(json)) return { problem: { path: '', message: 'expected an object' } }
+  if (!isJsonObject(json)) return { problem: { path: '', message: 'expected an object' } }
   if (json.current !== undefined && typeof json.current !== 'string') return { problem: { path: 'current', message: 'expected a string' } }
   const profiles = json.profiles ?? {}
-  if (!isObject(profiles)) return { problem: { path: 'profiles', message: 'expected an object' } }
+  if (!isJsonObject(profiles)) return { problem: { path: 'profiles', message: 'expected an object' } }
   for (const [name, profile] of Object.entries(profiles)) {
     const problem = profileProblem(profile, `profiles.${name}`)
     if (problem) return { problem }

@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { isJsonObject } from '../json.js'
 import type { CaseRecording, Difference } from './types.js'
 
 /** `<dir>/checkout-sessions/amount-max.json` for `checkout-sessions/amount-max`. */
@@ -40,8 +41,7 @@ export function diffJson(caseId: string, recorded: unknown, actual: unknown, at 
     const length = Math.max(recorded.length, actual.length)
     return Array.from({ length }, (_, index) => diffJson(caseId, recorded[index], actual[index], `${at}[${index}]`)).flat()
   }
-  const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
-  if (isObject(recorded) && isObject(actual)) {
+  if (isJsonObject(recorded) && isJsonObject(actual)) {
     const keys = [...new Set([...Object.keys(recorded), ...Object.keys(actual)])]
     return keys.flatMap((key) => diffJson(caseId, recorded[key], actual[key], child(at, key)))
   }

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { configDir, writePrivateJson } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
+import { isJsonObject } from '../json.js'
 import type { Mode } from '../schemas/index.js'
 
 /** Whose events a `bula listen` secret signs: one simulator, merchant and mode. */
@@ -18,13 +19,11 @@ interface SecretsFile {
   [field: string]: unknown
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
-
-/** The file as read, or undefined when it is not one; checked by hand, as the config file is (zod would be a fifth of listen's start). */
+/** The file as read, or undefined when it is not one; checked by hand, as the config file is (zod would be about a quarter of its start). */
 function asSecretsFile(json: unknown): SecretsFile | undefined {
-  if (!isObject(json)) return undefined
+  if (!isJsonObject(json)) return undefined
   const secrets = json.secrets ?? {}
-  if (!isObject(secrets) || !Object.values(secrets).every((secret) => typeof secret === 'string' && secret.startsWith('whsec_'))) return undefined
+  if (!isJsonObject(secrets) || !Object.values(secrets).every((secret) => typeof secret === 'string' && secret.startsWith('whsec_'))) return undefined
   return { ...json, secrets: secrets as Record<string, string> }
 }
 
