@@ -1,7 +1,9 @@
-import { Flags } from '@oclif/core'
+import { Flags, ux } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { formatApiError, toErrorReport } from '../../src/cli/error-report.js'
 import { formatTime } from '../../src/cli/output.js'
-import { assertProfileName, saveProfile } from '../../src/config/profiles.js'
+import { assertProfileWritable, saveProfile } from '../../src/config/profiles.js'
+import { ApiError } from '../../src/errors.js'
 import { TIERS } from '../../src/schemas/enums.js'
 import type { SignupResponse } from '../../src/schemas/index.js'
 
@@ -26,7 +28,7 @@ export default class MerchantsSignup extends BaseCommand<SignupResponse> {
   async run(): Promise<SignupResponse> {
     const { flags } = await this.parse(MerchantsSignup)
     // Checked first: the keys are shown once, so the save must not fail after signup.
-    if (flags['save-profile']) assertProfileName(flags['save-profile'])
+    if (flags['save-profile']) await assertProfileWritable(flags['save-profile'])
     const client = await this.client(flags)
     const signup = await client.signup({ email: flags.email, name: flags.name, tier: flags.tier })
     const { merchant, keys } = signup
@@ -42,12 +44,21 @@ export default class MerchantsSignup extends BaseCommand<SignupResponse> {
     ])
     this.printNotice('The keys are shown only once: store them now.')
     if (flags['save-profile']) {
-      const configFile = await saveProfile(
-        flags['save-profile'],
-        { baseUrl: client.baseUrl, apiKey: keys.secret, publishableKey: keys.publishable },
-        { makeCurrent: true },
-      )
-      this.log(`Saved profile "${flags['save-profile']}" in ${configFile}; it is now the current profile.`)
+      try {
+        const configFile = await saveProfile(
+          flags['save-profile'],
+          { baseUrl: client.baseUrl, apiKey: keys.secret, publishableKey: keys.publishable },
+          { makeCurrent: true },
+        )
+        this.log(`Saved profile "${flags['save-profile']}" in ${configFile}; it is now the current profile.`)
+      } catch (error) {
+        // The config changed since the check. Thrown, the failure would take
+        // the place of the --json result, the only copy of the keys: it goes
+        // to stderr instead, and the exit code still says the save failed.
+        if (!(error instanceof ApiError)) throw error
+        ux.stderr(formatApiError(error, this.stderrColors))
+        process.exitCode = toErrorReport(error).exitCode
+      }
     }
     return signup
   }

@@ -49,7 +49,7 @@ export abstract class BaseCommand<T> extends Command {
   }
 
   protected readonly colors = createColors(process.env, chalk.level)
-  private readonly stderrColors = createColors(process.env, chalkStderr.level)
+  protected readonly stderrColors = createColors(process.env, chalkStderr.level)
 
   abstract override run(): Promise<T>
 

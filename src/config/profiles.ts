@@ -102,12 +102,37 @@ export async function saveProfile(name: string, profile: Profile, options: SaveP
  * names the temporary file.
  */
 export async function writePrivateJson(file: string, contents: unknown, what: string): Promise<void> {
+  await withPrivateTemporary(file, what, async (temporary) => {
+    await writeFile(temporary, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600 })
+    await rename(temporary, file)
+  })
+}
+
+/**
+ * Throws the `file_unwritable` that saving profile `name` would, without
+ * changing the config: check before work whose result only the profile
+ * would keep (a signup's keys are shown once).
+ */
+export async function assertProfileWritable(name: string, env: Env = process.env): Promise<void> {
+  assertProfileName(name)
+  await loadConfig(env)
+  await withPrivateTemporary(configPath(env), `profile "${name}"`, async (temporary) => {
+    await writeFile(temporary, '', { mode: 0o600 })
+    await rm(temporary)
+  })
+}
+
+/**
+ * Runs `write` with a temporary file's path beside `file`, in the config
+ * folder made 0700 if missing, and removes the temporary if `write` fails. A
+ * failure is `file_unwritable` naming `what` and `file`, not the temporary.
+ */
+async function withPrivateTemporary(file: string, what: string, write: (temporary: string) => Promise<void>): Promise<void> {
   const dir = dirname(file)
   const temporary = join(dir, `.${basename(file)}.${randomUUID()}.tmp`)
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 })
-    await writeFile(temporary, `${JSON.stringify(contents, null, 2)}\n`, { mode: 0o600 })
-    await rename(temporary, file)
+    await write(temporary)
   } catch (error) {
     await rm(temporary, { force: true })
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message

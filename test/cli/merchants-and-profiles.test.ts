@@ -1,4 +1,7 @@
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm, symlink } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { merchantMeSchema, signupResponseSchema } from '../../src/schemas/index.js'
@@ -146,6 +149,89 @@ describe('profiles', () => {
     expect(bad.stderr).toMatch(/^invalid_api_key: /)
     const config = JSON.parse(await readFile(path.join(cliConfigDir(), 'config.json'), 'utf8'))
     expect(config.profiles.never).toBeUndefined()
+  })
+})
+
+/**
+ * A loopback proxy to `targetBaseUrl` that counts signups and runs
+ * `beforeSignup` before forwarding one, to change the world mid-command.
+ */
+async function startSignupProxy(targetBaseUrl: string, beforeSignup: () => Promise<void> = async () => {}) {
+  let signups = 0
+  const proxy = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', async () => {
+      if (req.method === 'POST' && req.url === '/_sim/merchants') {
+        signups++
+        await beforeSignup()
+      }
+      const upstream = await fetch(`${targetBaseUrl}${req.url}`, {
+        method: req.method,
+        headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      })
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' })
+      res.end(Buffer.from(await upstream.arrayBuffer()))
+    })
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  return {
+    baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    signups: () => signups,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+  }
+}
+
+describe('signup --save-profile where the profile cannot be saved', () => {
+  const signupArgs = ['merchants', 'signup', '--email', 'lost@example.fj', '--name', 'Lost', '--tier', 'business', '--save-profile', 'lost']
+
+  it('checks the config folder before signing up, so no merchant is made whose keys only a failed save would hold', async () => {
+    const scratch = await mkdtemp(path.join(tmpdir(), 'bula-signup-'))
+    // A folder that is a dangling link: readable as "no config yet", but nothing can be written in it, even by root.
+    const configDir = path.join(scratch, 'config')
+    await symlink(path.join(scratch, 'missing', 'bula'), configDir)
+    const proxy = await startSignupProxy(server().baseUrl)
+    try {
+      for (const json of [[], ['--json']]) {
+        const result = await runCli([...signupArgs, ...json], { env: { BULA_BASE_URL: proxy.baseUrl, BULA_CONFIG_DIR: configDir } })
+        expect(result.exitCode).toBe(1)
+        expect(json.length ? parseJsonOutput(result) : result.stderr).toMatchObject(
+          json.length ? { error: { code: 'file_unwritable' } } : expect.stringMatching(/^file_unwritable: Cannot save profile "lost" in /),
+        )
+      }
+      expect(proxy.signups()).toBe(0)
+    } finally {
+      await proxy.close()
+      await rm(scratch, { recursive: true, force: true })
+    }
+  })
+
+  it('still prints the keys when the save fails after signup: the result on stdout, the failure on stderr, exit 1', async () => {
+    const scratch = await mkdtemp(path.join(tmpdir(), 'bula-signup-'))
+    const configDir = path.join(scratch, 'config')
+    // The folder is fine at the check and gone (a dangling link) by the time the save runs.
+    const proxy = await startSignupProxy(server().baseUrl, async () => {
+      await rm(configDir, { recursive: true, force: true })
+      await symlink(path.join(scratch, 'missing', 'bula'), configDir)
+    })
+    try {
+      for (const json of [true, false]) {
+        await rm(configDir, { recursive: true, force: true })
+        const result = await runCli([...signupArgs, ...(json ? ['--json'] : [])], { env: { BULA_BASE_URL: proxy.baseUrl, BULA_CONFIG_DIR: configDir } })
+        expect(result.exitCode).toBe(1)
+        expect(result.stderr.trim()).toMatch(/^file_unwritable: Cannot save profile "lost" in \S+config\.json/)
+        const secret = json
+          ? signupResponseSchema.parse(parseJsonOutput(result)).keys.secret
+          : /^secret key:\s+(sk_test_\S+)$/m.exec(result.stdout)?.[1]
+        const me = await runCli(['merchants', 'me', '--json'], { env: { BULA_BASE_URL: server().baseUrl, BULA_API_KEY: secret } })
+        expect(parseJsonOutput(me)).toMatchObject({ name: 'Lost' })
+      }
+      expect(await readdir(scratch)).toEqual(['config'])
+    } finally {
+      await proxy.close()
+      await rm(scratch, { recursive: true, force: true })
+    }
   })
 })
 

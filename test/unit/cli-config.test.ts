@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import {
+  assertProfileWritable,
   configDir,
   DEFAULT_BASE_URL,
   loadConfig,
@@ -62,6 +63,14 @@ describe('saveProfile and loadConfig', () => {
       code: 'file_unwritable',
       message: 'Cannot save profile "default" in /proc/self/config.json (ENOENT): make /proc/self writable, or set BULA_CONFIG_DIR to a folder you can write.',
     })
+  })
+
+  it('assertProfileWritable refuses what saveProfile would refuse, and changes nothing when the folder is writable', async () => {
+    await expect(assertProfileWritable('default', { BULA_CONFIG_DIR: '/proc/self' })).rejects.toMatchObject({ code: 'file_unwritable' })
+    await expect(assertProfileWritable('no spaces', env)).rejects.toMatchObject({ code: 'invalid_profile_name' })
+    await assertProfileWritable('default', env)
+    expect(await readdir(join(dir, 'bula'))).toEqual([])
+    await expectMode(join(dir, 'bula'), 0o700)
   })
 
   it('keeps fields it does not know', async () => {
