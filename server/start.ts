@@ -8,6 +8,7 @@ import { bulaVersion } from '../src/package-root.js'
 import { systemWallClock, type WallClock } from './clock/wall-clock.js'
 import { createServiceContext, type ServiceContext } from './context.js'
 import { seedDemoMerchants, type DemoMerchants } from './demo.js'
+import { recordProblem } from './domain/records.js'
 import { allowedHostName } from './domain/urls.js'
 import { registerDeliveryJobs } from './events/delivery.js'
 import { createApp } from './http/app.js'
@@ -96,6 +97,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     indexes: INDEXES,
     lazy: LAZY_COLLECTIONS,
     warn: log,
+    checkDocument: recordProblem,
   }).catch((error: unknown) => {
     // The data file is left as it is: the message names it and says why.
     throw error instanceof StoreOpenError ? new StartError(error.message, 2) : error

@@ -409,6 +409,21 @@ export function parseAt<S extends z.ZodType>(schema: S, value: unknown, at: stri
 export const recordPath = (collection: string, index: number, field?: string): string =>
   `${collection}[${index}]${field === undefined ? '' : `.${field}`}`
 
+/**
+ * What is wrong with a stored document, its schema's first complaint (the
+ * param names the collection and field: `invoices.items`), or null; null too
+ * for a collection this version does not know, which the store keeps as is.
+ */
+export function recordProblem(collection: string, doc: unknown): string | null {
+  if (!Object.hasOwn(RECORD_SCHEMAS, collection)) return null
+  try {
+    parseAt(RECORD_SCHEMAS[collection as RecordCollection], doc, collection)
+    return null
+  } catch (error) {
+    return (error as Error).message
+  }
+}
+
 /** A document checked against its collection's schema. */
 export const parseRecord = <C extends RecordCollection>(collection: C, doc: unknown, index: number): z.infer<(typeof RECORD_SCHEMAS)[C]> =>
   parseAt(RECORD_SCHEMAS[collection], doc, recordPath(collection, index)) as z.infer<(typeof RECORD_SCHEMAS)[C]>

@@ -3,7 +3,7 @@ import { constants } from 'node:fs'
 import { open, rename, rm, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import type { JournalCoverage } from './snapshot-render.js'
-import { StoreOpenError, type Doc } from './types.js'
+import { StoreOpenError, type Doc, type DocumentCheck } from './types.js'
 import { isDoc, isRecord, syncDirectory, tempFileOf, UNCHANGED } from './snapshot-file.js'
 
 /**
@@ -196,6 +196,7 @@ export function replayJournal(
   file: string,
   apply: (op: JournalOp) => void,
   warn: (message: string) => void,
+  check?: DocumentCheck,
 ): void {
   const skipped = covered && covered.bytes <= journal.length && sha256(journal.subarray(0, covered.bytes)) === covered.sha256 ? covered.bytes : 0
   const linesSkipped = journal.subarray(0, skipped).toString('utf8').split('\n').length - 1
@@ -204,7 +205,7 @@ export function replayJournal(
   const unterminated = lines.pop() ?? ''
   lines.forEach((line, index) => {
     const lineNumber = linesSkipped + index + 1
-    applyLine(parseLine(line, file, lineNumber), file, lineNumber, apply)
+    applyLine(parseLine(line, file, lineNumber), file, lineNumber, apply, check)
   })
   if (unterminated === '') return
   const lineNumber = linesSkipped + lines.length + 1
@@ -215,7 +216,7 @@ export function replayJournal(
     warn(`${file}: dropped an incomplete last line (${lineNumber}), left by a crash during a write that was never acknowledged.`)
     return
   }
-  applyLine(entry, file, lineNumber, apply)
+  applyLine(entry, file, lineNumber, apply, check)
 }
 
 function parseLine(line: string, file: string, lineNumber: number): unknown {
@@ -226,7 +227,7 @@ function parseLine(line: string, file: string, lineNumber: number): unknown {
   }
 }
 
-function applyLine(entry: unknown, file: string, lineNumber: number, apply: (op: JournalOp) => void): void {
+function applyLine(entry: unknown, file: string, lineNumber: number, apply: (op: JournalOp) => void, check: DocumentCheck | undefined): void {
   if (!isRecord(entry)) throw new StoreOpenError(`${file} line ${lineNumber} is not a journal entry. ${UNCHANGED}`, file)
   if (entry.v !== 1) {
     throw new StoreOpenError(
@@ -237,6 +238,10 @@ function applyLine(entry: unknown, file: string, lineNumber: number, apply: (op:
   if (!Array.isArray(entry.ops)) throw new StoreOpenError(`${file} line ${lineNumber} is not a journal entry (no "ops"). ${UNCHANGED}`, file)
   for (const op of entry.ops) {
     if (!isJournalOp(op)) throw new StoreOpenError(`${file} line ${lineNumber} has an operation that is not a valid put or del. ${UNCHANGED}`, file)
+    const problem = op[0] === 'put' && check ? check(op[1], op[3]) : null
+    if (problem !== null) {
+      throw new StoreOpenError(`${file} line ${lineNumber}: collection "${op[1]}", document "${op[2]}" is damaged: ${problem} ${UNCHANGED}`, file)
+    }
   }
   for (const op of entry.ops as JournalOp[]) apply(op)
 }

@@ -8,7 +8,7 @@ import { errorCode, messageOf } from './error-info.js'
 import { acquireLock, type FileLock } from './file-lock.js'
 import { JOURNAL_OPEN_FLAGS, JournalFile, journalFileOf, replayJournal, sha256 } from './journal-file.js'
 import { JournalWriter } from './journal-writer.js'
-import { coverageOf, DurableTextFile, parseSnapshot, syncDirectory, tempFileOf, type SnapshotContent } from './snapshot-file.js'
+import { checkDocuments, coverageOf, DurableTextFile, parseSnapshot, syncDirectory, tempFileOf, type SnapshotContent } from './snapshot-file.js'
 import type { SnapshotRenderer } from './snapshot-render.js'
 import { StoreOpenError, type IndexSpec, type OpenedStore, type OpenStoreOptions, type Schema } from './types.js'
 
@@ -99,6 +99,7 @@ async function openFiles<S extends Schema>(
     // Kept open only while documents are left unparsed in it.
     if (content && !data?.deferred) closeSync(content.fd)
   }
+  if (data && !data.intact && options.checkDocument) checkDocuments(data, file, options.checkDocument)
   if (data) state.load(data, file, content!.fd)
   const snapshotLength = content?.size ?? 0
   const journalPath = journalFileOf(file)
@@ -111,6 +112,7 @@ async function openFiles<S extends Schema>(
       journalPath,
       (op) => (op[0] === 'put' ? state.replayPut(op[1], op[3]) : state.replayDelete(op[1], op[2])),
       warn,
+      options.checkDocument,
     )
   }
 

@@ -9,7 +9,7 @@ import type { LoadedSnapshot, SnapshotData } from './document-state.js'
 import { errorCode } from './error-info.js'
 import { LineSource } from './line-source.js'
 import { CHECK_LINE_START, SNAPSHOT_HEAD, SnapshotRenderer, type JournalCoverage } from './snapshot-render.js'
-import { StoreOpenError, type Doc } from './types.js'
+import { StoreOpenError, type Doc, type DocumentCheck } from './types.js'
 
 /**
  * The lowdb adapter of the snapshot file. Its data is the JSON text itself:
@@ -315,6 +315,20 @@ function parseJson(text: string): unknown {
     return JSON.parse(text)
   } catch {
     return undefined
+  }
+}
+
+/**
+ * Refuses a snapshot holding a document `check` finds wrong, naming it. Only
+ * for a file not intact: one whose `check` matches is as bula wrote it.
+ */
+export function checkDocuments(data: LoadedSnapshot, file: string, check: DocumentCheck): void {
+  for (const [name, docs] of data.collections) {
+    for (const [id, doc] of docs) {
+      // Every document of a file not intact is parsed (only an intact one leaves lazy documents as text).
+      const problem = typeof doc === 'object' ? check(name, doc) : null
+      if (problem !== null) throw new StoreOpenError(`${file}: collection "${name}", document "${id}" is damaged: ${problem} ${UNCHANGED}`, file)
+    }
   }
 }
 

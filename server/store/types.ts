@@ -86,7 +86,19 @@ export interface OpenStoreOptions<S extends Schema> {
   journalThresholdBytes?: number
   /** Warnings, such as a torn last journal line dropped after a crash. */
   warn?: (message: string) => void
+  /**
+   * What is wrong with a document, or null: start-up refuses a data file
+   * holding one, naming it (services read documents as their type, so a
+   * hand-edited field would otherwise fail a request later). Asked only of
+   * documents not known to be as bula wrote them: a snapshot whose `check`
+   * does not match, and journal puts; an intact snapshot is trusted, so
+   * time-to-ready does not grow with a schema pass (docs/storage.md).
+   */
+  checkDocument?: DocumentCheck
 }
+
+/** What is wrong with `doc` as a document of `collection`, or null when nothing is. */
+export type DocumentCheck = (collection: string, doc: Doc) => string | null
 
 export interface OpenedStore<S extends Schema> {
   store: Store<S>

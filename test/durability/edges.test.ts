@@ -164,3 +164,56 @@ describe('a port someone else holds', () => {
     }
   })
 })
+
+describe('a hand-edited data file', () => {
+  it('refuses a document of the wrong shape at start, in the snapshot or in a journal line, naming it and changing nothing', async () => {
+    const dataFile = path.join(await edgesFolder(), 'data.json')
+    const first = await startServe({ dataFile })
+    const secret = first.demo!.business.secret
+    const invoice = await call(first.baseUrl, 'POST', '/v1/invoices', {
+      key: secret,
+      headers: { 'idempotency-key': randomUUID() },
+      body: { customerName: 'Bob', items: [{ description: 'Kava', quantity: 2, unitPrice: 1000 }], dueDate: '2030-01-31' },
+    })
+    expect(invoice.status, JSON.stringify(invoice.body)).toBe(201)
+    const invoiceId = (invoice.body as { id: number }).id
+    expect(await first.stop()).toBe(0)
+
+    // An edit that keeps the JSON valid and the document an object with its id: only the field's type is wrong.
+    const data = JSON.parse(await readFile(dataFile, 'utf8'))
+    const stored = Object.values(data.collections.invoices as Record<string, { invoiceId: number }>).find((doc) => doc.invoiceId === invoiceId)!
+    Object.assign(stored, { items: null })
+    const edited = `${JSON.stringify(data, null, 2)}\n`
+    await writeFile(dataFile, edited)
+    const refused = await serveOnce(['--data', dataFile])
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stdout).toBe('')
+    expect(refused.message).toContain(
+      `${dataFile}: collection "invoices", document "${(stored as unknown as { id: string }).id}" is damaged: Invalid \`invoices.items\`: `,
+    )
+    expect(refused.message).toContain('The file was not changed')
+    expect(await readFile(dataFile, 'utf8')).toBe(edited)
+
+    // The same in a journal line: the line is named, and neither file changes.
+    Object.assign(stored, { items: [{ description: 'Kava', quantity: 2, unitPrice: 1000 }] })
+    await writeFile(dataFile, `${JSON.stringify(data, null, 2)}\n`)
+    const merchant = Object.values(data.collections.merchants as Record<string, { id: string }>)[0]!
+    const line = `${JSON.stringify({ v: 1, ops: [['put', 'merchants', merchant.id, { ...merchant, balances: 'plenty' }]] })}\n`
+    await writeFile(`${dataFile}.journal`, line)
+    const fromJournal = await serveOnce(['--data', dataFile])
+    expect(fromJournal.exitCode).toBe(2)
+    expect(fromJournal.message).toContain(
+      `${dataFile}.journal line 1: collection "merchants", document "${merchant.id}" is damaged: Invalid \`merchants.balances\`: `,
+    )
+    expect(await readFile(`${dataFile}.journal`, 'utf8')).toBe(line)
+
+    // Put right, it starts, with every document as bula wrote it.
+    await writeFile(`${dataFile}.journal`, '')
+    const fixed = await startServe({ dataFile })
+    try {
+      expect((await call(fixed.baseUrl, 'GET', `/v1/invoices/${invoiceId}`, { key: secret })).status).toBe(200)
+    } finally {
+      await fixed.stop()
+    }
+  })
+})
