@@ -52,8 +52,10 @@ export function createInvoice(ctx: ServiceContext, caller: Caller, request: Crea
       taxPercent: request.taxPercent ?? 0,
     }
     checkCap(fields)
-    // Ids never repeat, also after a merchant's state is reset or replaced.
-    const invoiceId = (ctx.store.get('counters', INVOICE_ID_COUNTER)?.last ?? 0) + 1
+    // Ids never repeat, also after a merchant's state is reset or replaced. The counter of a hand-edited data file
+    // may be behind the Invoices (removed, or set back): a put under a taken id would replace another's Invoice.
+    let invoiceId = (ctx.store.get('counters', INVOICE_ID_COUNTER)?.last ?? 0) + 1
+    while (ctx.store.get('invoices', String(invoiceId))) invoiceId++
     ctx.store.put('counters', { id: INVOICE_ID_COUNTER, last: invoiceId })
     const invoice: InvoiceRecord = {
       id: String(invoiceId),

@@ -216,4 +216,31 @@ describe('a hand-edited data file', () => {
       await fixed.stop()
     }
   })
+  it('keeps every Invoice when the invoice counter was removed from the file: a new Invoice takes a free id', async () => {
+    const dataFile = path.join(await edgesFolder(), 'data.json')
+    const invoiceBody = { customerName: 'Bob', items: [{ description: 'Kava', quantity: 2, unitPrice: 1000 }], dueDate: '2030-01-31' }
+    const createInvoice = (baseUrl: string, key: string) =>
+      call(baseUrl, 'POST', '/v1/invoices', { key, headers: { 'idempotency-key': randomUUID() }, body: invoiceBody })
+    const first = await startServe({ dataFile })
+    const kept = await createInvoice(first.baseUrl, first.demo!.business.secret)
+    expect(kept.status).toBe(201)
+    expect(await first.stop()).toBe(0)
+
+    // The counter looks derived, so a hand edit may drop it; the counter then starts again from 0.
+    const data = JSON.parse(await readFile(dataFile, 'utf8'))
+    data.collections.counters = {}
+    await writeFile(dataFile, `${JSON.stringify(data, null, 2)}\n`)
+    const next = await startServe({ dataFile })
+    try {
+      const other = await call(next.baseUrl, 'POST', '/_sim/merchants', { body: { email: 'eve@example.fj', name: 'Eve', tier: 'business' } })
+      const created = await createInvoice(next.baseUrl, (other.body as { keys: { secret: string } }).keys.secret)
+      expect(created.status).toBe(201)
+      expect((created.body as { id: number }).id).not.toBe((kept.body as { id: number }).id)
+      const again = await call(next.baseUrl, 'GET', `/v1/invoices/${(kept.body as { id: number }).id}`, { key: first.demo!.business.secret })
+      expect(again.status).toBe(200)
+      expect(again.body).toMatchObject({ customerName: 'Bob' })
+    } finally {
+      await next.stop()
+    }
+  })
 })
