@@ -172,6 +172,16 @@ export const jobRecordSchema = z.strictObject({
 /** A due action on a merchant's clock, kept in the store so it survives restarts. */
 export type JobRecord = z.infer<typeof jobRecordSchema>
 
+/** JSON.parse accepts it: a stored response is parsed when it is replayed. */
+const jsonText = z.string().refine((text) => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}, 'must be JSON text')
+
 export const idempotencyRecordSchema = z.strictObject({
   id: z.string().regex(/^[0-9a-f]{64}$/),
   merchantId,
@@ -187,9 +197,12 @@ export const idempotencyRecordSchema = z.strictObject({
    * is only read on a replay, and as one JSON string it costs start-up a
    * fraction of the parsing and the heap of a copy of the object.
    */
-  response: z.string().optional(),
+  response: jsonText.optional(),
   /** The response body, in records written before `response` existed. */
   body: z.unknown().optional(),
+}).refine((record) => record.response !== undefined || record.body !== undefined, {
+  message: 'a replay needs the response (or, in older records, the body)',
+  path: ['response'],
 })
 export type IdempotencyRecord = z.infer<typeof idempotencyRecordSchema>
 
