@@ -280,6 +280,9 @@ export const invoiceRecordSchema = z
     checkoutSessionIds: z.array(idOf('cs')).max(1000),
   })
   .refine((invoice) => invoice.id === String(invoice.invoiceId), { message: 'must be invoiceId as a string', path: ['id'] })
+  // Only a draft is unsent: the hosted page, the PDF and the e-mail of any other show its number and the day it was sent.
+  .refine((invoice) => invoice.status === 'draft' || invoice.number !== null, { message: 'a sent, paid or void Invoice has its number', path: ['number'] })
+  .refine((invoice) => invoice.status === 'draft' || invoice.sentAt !== null, { message: 'a sent, paid or void Invoice has the time it was sent', path: ['sentAt'] })
 export type InvoiceRecord = z.infer<typeof invoiceRecordSchema>
 
 export const payoutRecordSchema = z.strictObject({
