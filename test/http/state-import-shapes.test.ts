@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { DashboardAgent } from '../helpers/dashboard.js'
 import { useTestServer } from '../helpers/http.js'
-import { sentInvoice } from '../helpers/invoices.js'
+import { idempotent, sentInvoice } from '../helpers/invoices.js'
 
 // A merchant's state file is untrusted input (contract §10): what it may hold must not make a later read fail.
 
@@ -23,4 +24,17 @@ describe('state import: documents whose fields agree with their type, not only w
     expect((await api.get(`/v1/invoices/${invoice.id}/pdf`)).status).toBe(200)
   })
 
+  it('keeps the Payouts page up when an imported event\'s object is not what its type says', async () => {
+    const { api, key } = await sentInvoice(server().baseUrl)
+    const session = await api.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD' }, idempotent())
+    expect((await api.post(`/_sim/checkout-sessions/${session.body.id}/pay`, { outcome: 'succeeded', provider: 'mpaisa' })).status).toBe(200)
+    const state = (await api.get('/_sim/state')).body
+    const events = state.collections.events as { type: string; object: unknown }[]
+    expect(events.some((event) => event.type === 'checkout_session.succeeded')).toBe(true)
+    for (const event of events) event.object = { id: 'cs_notasession' }
+    expect((await api.post('/_sim/state/import', state)).status).toBe(200)
+
+    const page = await (await DashboardAgent.signIn(server().baseUrl, key)).get('/dashboard/payouts')
+    expect(page.status).toBe(200)
+  })
 })

@@ -68,14 +68,17 @@ interface BalanceChange {
  * amount comes back. The events and Payouts record each at its time.
  */
 function balanceHistory(ctx: ServiceContext, caller: Caller, payouts: readonly Payout[]): BalanceChange[] {
-  const payments = eventsOfType(ctx, caller, 'checkout_session.succeeded').map((event) => {
-    const session = checkoutSessionSchema.parse(event.data.object)
-    const what = session.invoiceNumber === undefined ? 'Payment' : `Payment of invoice ${session.invoiceNumber}`
-    return { at: event.createdAt, change: session.amount, what, id: session.id }
+  // An event's object is any JSON object to the store and to a state import (which checks its depth, not its
+  // shape), so one that is not a session or Payout is left out of the chart rather than failing the page.
+  const payments = eventsOfType(ctx, caller, 'checkout_session.succeeded').flatMap((event) => {
+    const session = checkoutSessionSchema.safeParse(event.data.object)
+    if (!session.success) return []
+    const { invoiceNumber, amount, id } = session.data
+    return [{ at: event.createdAt, change: amount, what: invoiceNumber === undefined ? 'Payment' : `Payment of invoice ${invoiceNumber}`, id }]
   })
-  const returned = eventsOfType(ctx, caller, 'disbursement.failed').map((event) => {
-    const payout = payoutSchema.parse(event.data.object)
-    return { at: event.createdAt, change: payout.amount, what: 'Failed payout returned', id: payout.id }
+  const returned = eventsOfType(ctx, caller, 'disbursement.failed').flatMap((event) => {
+    const payout = payoutSchema.safeParse(event.data.object)
+    return payout.success ? [{ at: event.createdAt, change: payout.data.amount, what: 'Failed payout returned', id: payout.data.id }] : []
   })
   const sweeps = payouts.map((payout) => ({ at: payout.createdAt, change: -payout.amount, what: 'Payout', id: payout.id }))
   // A stable sort keeps money coming in ahead of a sweep in the same millisecond: the sweep took it.
