@@ -53,6 +53,7 @@ export async function openStore<S extends Schema>(options: OpenStoreOptions<S>, 
   const file = await ownPath(given).catch((error: unknown) => {
     throw new StoreOpenError(`Cannot open ${given}: ${messageOf(error)}`, given)
   })
+  await refuseIfNotAFile(file, given)
   const lock = await acquireLock(file)
   try {
     const { writer, fresh } = await openFiles(file, state, lock, options, hooks)
@@ -76,6 +77,21 @@ async function ownPath(file: string): Promise<string> {
     if (errorCode(error) !== 'ENOENT') throw error
     return path.join(await realpath(path.dirname(file)), path.basename(file))
   }
+}
+
+/**
+ * A data file that exists must be a regular file. Snapshots are renamed over
+ * it, so `--data /dev/null` run as root replaced the system's /dev/null with
+ * a data file; a FIFO blocked start-up's read forever, holding the lock.
+ */
+async function refuseIfNotAFile(file: string, given: string): Promise<void> {
+  const found = await stat(file).catch((error: unknown) => {
+    if (errorCode(error) === 'ENOENT') return undefined
+    throw new StoreOpenError(`Cannot open ${given}: ${messageOf(error)}`, given)
+  })
+  if (!found || found.isFile()) return
+  const kind = found.isDirectory() ? 'a folder' : found.isFIFO() ? 'a named pipe' : found.isSocket() ? 'a socket' : 'a device'
+  throw new StoreOpenError(`${given} is ${kind}, not a data file. Give the path of a file (a new one is created).`, given)
 }
 
 async function openFiles<S extends Schema>(

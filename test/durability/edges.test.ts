@@ -72,6 +72,28 @@ describe('a data location bula cannot write', () => {
     expect(result.stdout).toBe('')
     expect(result.message).toContain(`Cannot create the lock file ${dataFile}.lock`)
   })
+
+  // A snapshot is renamed over the data file: `--data /dev/null` run as root replaced the system's /dev/null.
+  it.runIf(process.platform === 'linux')('refuses a data path that is a named pipe or a device, naming it, and leaves it as it was', async () => {
+    const folder = await edgesFolder()
+    const pipe = path.join(folder, 'pipe')
+    await execa('mkfifo', [pipe])
+    const paths: [string, string][] = [[pipe, 'a named pipe']]
+    // Making a device node needs root, which is also the only user that could replace a real one.
+    if (process.getuid?.() === 0) {
+      const device = path.join(folder, 'null')
+      await execa('mknod', [device, 'c', '1', '3'])
+      paths.push([device, 'a device'])
+    }
+    for (const [dataFile, kind] of paths) {
+      const result = await serveOnce(['--data', dataFile])
+      expect(result.timedOut).toBe(false)
+      expect(result.exitCode).toBe(2)
+      expect(result.message).toContain(`${dataFile} is ${kind}, not a data file.`)
+      expect((await stat(dataFile)).isFile()).toBe(false)
+      await expect(stat(`${dataFile}.lock`)).rejects.toMatchObject({ code: 'ENOENT' })
+    }
+  })
 })
 
 describe('a disk that fills up', () => {
