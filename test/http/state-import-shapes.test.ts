@@ -3,7 +3,7 @@ import { DashboardAgent } from '../helpers/dashboard.js'
 import { useTestServer } from '../helpers/http.js'
 import { idempotent, sentInvoice } from '../helpers/invoices.js'
 
-// A merchant's state file is untrusted input (contract §10): what it may hold must not make a later read fail.
+// A merchant's state file is untrusted input (docs/security.md, "State files"): what it may hold must not make a later read fail.
 
 const server = useTestServer()
 
