@@ -1,4 +1,5 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
+import { makePrivate } from '../src/private-file.js'
 import { INVOICE_ID_COUNTER, MAX_IMPORTED_INVOICE_ID } from './domain/invoice.js'
 import { parseRecord, recordPath, type CounterRecord, type InvoiceRecord, type RecordCollection } from './domain/records.js'
 import { COLLECTION_NAMES, type Collections } from './store/collections.js'
@@ -26,7 +27,7 @@ export function exportState(store: Store<Collections>): StateFile {
 export async function writeStateFile(store: Store<Collections>, file: string): Promise<void> {
   await writeFile(file, `${JSON.stringify(exportState(store), null, 2)}\n`, { mode: 0o600 })
   // It holds every merchant's signing secrets: private also when it replaced an older file.
-  await chmod(file, 0o600)
+  await makePrivate(file)
 }
 
 /** Reads and checks a state file; the message names the file and what is wrong. */

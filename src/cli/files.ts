@@ -1,6 +1,7 @@
-import { chmod, readFile, stat, writeFile } from 'node:fs/promises'
+import { readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { ApiError } from '../errors.js'
+import { makePrivate } from '../private-file.js'
 
 /**
  * Reads a JSON file; failures are ApiErrors (exit 1) whose `param` names the
@@ -34,8 +35,7 @@ export async function writeOutputFile(file: string, data: string | Uint8Array, o
   try {
     // 'wx' fails when the file exists, with no window between a check and the write.
     await writeFile(file, data, { flag: options.force ? 'w' : 'wx', mode: options.secret ? 0o600 : 0o666 })
-    // The mode above applies to a new file only; an overwritten one keeps its own until told.
-    if (options.secret) await chmod(file, 0o600)
+    if (options.secret) await makePrivate(file)
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException
     // A folder also fails 'wx' with EEXIST, but --force cannot replace it (EISDIR): name the folder instead.
