@@ -71,6 +71,7 @@ export const apiRouter = (): Router => Router({ caseSensitive: true })
 export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?: (caller: Caller) => void } = {}) {
   const readBody = jsonBody()
   return <const S extends RouteSpec>(spec: S, run: RouteHandler<S>): void => {
+    const readThisBody = spec.bodyLimit === undefined ? readBody : jsonBody(spec.bodyLimit)
     const before: RequestHandler[] = []
     if (spec.auth !== 'none') before.push(authenticate(ctx, { allowPublishable: spec.auth === 'secret-or-publishable' }))
     const guard = options.guard
@@ -86,7 +87,7 @@ export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?
     }
     // The body is read only once the key (401) and the tier (403 business_only) passed, as the spec orders them:
     // a request without a valid key learns nothing from its body, whatever it is (malformed, over 1 MiB, __proto__).
-    before.push(...readBody)
+    before.push(...readThisBody)
     if (faultsApply(spec)) before.push(injectFaults(ctx))
     declareRoute(
       router,

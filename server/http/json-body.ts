@@ -51,7 +51,7 @@ function checkParsedBody(body: object): void {
   }
 }
 
-/** The largest body any route takes: 413 `payload_too_large` above it (docs/simulator.md). */
+/** The largest body a route takes unless its spec says otherwise: 413 `payload_too_large` above it (docs/simulator.md). */
 const BODY_LIMIT_BYTES = 1024 * 1024
 
 /** An error as body-parser raises it, so that errors.ts answers both readers' failures alike. */
@@ -65,7 +65,7 @@ function bodyError(type: 'entity.parse.failed' | 'request.aborted', message: str
  * Content-Length within the limit. Nearly every API request is such a body;
  * any other goes to express.json as it always did.
  */
-function plainJsonLength(req: Request): number | undefined {
+function plainJsonLength(req: Request, limit: number): number | undefined {
   const { 'content-type': type, 'content-length': length } = req.headers
   if (length === undefined || type === undefined || req.headers['content-encoding'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
     return undefined
@@ -74,7 +74,7 @@ function plainJsonLength(req: Request): number | undefined {
   if (lowered !== 'application/json' && lowered !== 'application/json; charset=utf-8') return undefined
   // Node's HTTP parser has already refused a Content-Length that is not a number.
   const bytes = Number(length)
-  return bytes <= BODY_LIMIT_BYTES ? bytes : undefined
+  return bytes <= limit ? bytes : undefined
 }
 
 /** What body-parser's strict JSON parser makes of a body's text: an object or an array, or its error. */
@@ -129,14 +129,15 @@ function readPlainJson(req: Request, bytes: number, next: NextFunction): void {
 /**
  * The JSON body parser of every API route (api-route.ts, after the key and
  * the tier are checked): a plain JSON body read directly, any
- * other through express.json (1 MiB; the errors of both become 400 and 413
- * in errors.ts), then the `__proto__` and depth checks.
+ * other through express.json (`limit` bytes, 1 MiB unless the route says;
+ * the errors of both become 400 and 413 in errors.ts), then the `__proto__`
+ * and depth checks.
  */
-export function jsonBody(): RequestHandler[] {
-  const bodyParser = express.json({ limit: BODY_LIMIT_BYTES })
+export function jsonBody(limit = BODY_LIMIT_BYTES): RequestHandler[] {
+  const bodyParser = express.json({ limit })
   return [
     (req, res, next) => {
-      const bytes = plainJsonLength(req)
+      const bytes = plainJsonLength(req, limit)
       if (bytes === undefined) bodyParser(req, res, next)
       else readPlainJson(req, bytes, next)
     },

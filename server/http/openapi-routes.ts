@@ -38,6 +38,8 @@ export interface RouteSpec {
   query?: z.ZodType
   /** The schema of `req.body`: the one the route parses it with. */
   body?: z.ZodType
+  /** The largest body the route reads, in bytes, when it is not the 1 MiB of every other route (413 above it). */
+  bodyLimit?: number
   response: JsonSuccess | RawSuccess
   /**
    * Codes beyond those every route of its kind answers: 400, 500, the

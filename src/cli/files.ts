@@ -1,21 +1,44 @@
-import { readFile, stat, writeFile } from 'node:fs/promises'
+import { open, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { ApiError } from '../errors.js'
 import { makePrivate } from '../private-file.js'
 
-/**
- * Reads a JSON file; failures are ApiErrors (exit 1) whose `param` names the
- * argument or flag: `file_unreadable` (missing, a folder) or `invalid_file`
- * (not JSON).
- */
-export async function readJsonFile(file: string, param: string): Promise<unknown> {
-  let text: string
+/** The file's bytes, or undefined once there are more than `maxBytes`: a device such as /dev/zero never ends. */
+async function readAtMost(file: string, maxBytes: number): Promise<Buffer | undefined> {
+  const handle = await open(file, 'r')
   try {
-    text = await readFile(file, 'utf8')
+    const chunks: Buffer[] = []
+    let total = 0
+    for (;;) {
+      const { bytesRead, buffer } = await handle.read(Buffer.alloc(1024 * 1024), 0, 1024 * 1024, null)
+      if (bytesRead === 0) return Buffer.concat(chunks)
+      total += bytesRead
+      if (total > maxBytes) return undefined
+      chunks.push(buffer.subarray(0, bytesRead))
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
+const mebibytes = (bytes: number): string => `${bytes / (1024 * 1024)} MiB`
+
+/**
+ * Reads a JSON file of at most `maxBytes`; failures are ApiErrors (exit 1)
+ * whose `param` names the argument or flag: `file_unreadable` (missing, a
+ * folder) or `invalid_file` (larger, or not JSON). `tooLarge` says what to
+ * do with a larger file.
+ */
+export async function readJsonFile(file: string, param: string, { maxBytes, tooLarge }: { maxBytes: number; tooLarge: string }): Promise<unknown> {
+  let bytes: Buffer | undefined
+  try {
+    bytes = await readAtMost(file, maxBytes)
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
     throw new ApiError(0, 'file_unreadable', `Cannot read ${file}: ${reason}.`, param)
   }
+  if (bytes === undefined) throw new ApiError(0, 'invalid_file', `${file} is larger than ${mebibytes(maxBytes)}: ${tooLarge}`, param)
+  const text = bytes.toString('utf8')
   try {
     return JSON.parse(text) as unknown
   } catch (error) {

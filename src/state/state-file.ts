@@ -2,6 +2,7 @@ import type { MerchantState } from '../client/bula-client.js'
 import { readJsonFile } from '../cli/files.js'
 import { ApiError } from '../errors.js'
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../json-depth.js'
+import { STATE_IMPORT_LIMIT_BYTES } from './limits.js'
 
 /**
  * Reads a state file for `bula state import`. Only the envelope is checked
@@ -10,7 +11,10 @@ import { MAX_BODY_DEPTH, nestsDeeperThan } from '../json-depth.js'
  * part it refuses.
  */
 export async function readStateFile(file: string): Promise<MerchantState> {
-  const state = (await readJsonFile(file, 'file')) as Partial<MerchantState> | null
+  const state = (await readJsonFile(file, 'file', {
+    maxBytes: STATE_IMPORT_LIMIT_BYTES,
+    tooLarge: 'the simulator imports a merchant\'s state of up to that size (about 100,000 Checkout Sessions).',
+  })) as Partial<MerchantState> | null
   if (state?.format !== 'bula-state' || state.version !== 1 || typeof state.collections !== 'object' || state.collections === null) {
     throw new ApiError(0, 'invalid_file', `${file} is not a bula state file of version 1 (written by \`bula state export\`).`, 'file')
   }

@@ -81,6 +81,27 @@ describe('/_sim/state', () => {
     expect(next.id).toBeGreaterThan(before.invoices.data[0].id)
   })
 
+  it('imports back a merchant\'s export over 1 MiB, and refuses a body over 64 MiB', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    const metadata = Object.fromEntries(Array.from({ length: 20 }, (_, n) => [`note${n}`, 'x'.repeat(500)]))
+    for (let n = 0; n < 120; n++) await api.post('/v1/checkout-sessions', { amount: 100 + n, currency: 'FJD', metadata }, key())
+    const exported = await api.get('/_sim/state')
+    expect(JSON.stringify(exported.body).length).toBeGreaterThan(1024 * 1024)
+    await api.post('/_sim/state/reset')
+    const imported = await api.post('/_sim/state/import', exported.body)
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200)
+    const listed = (await api.get('/v1/checkout-sessions?limit=100')).body
+    expect([listed.data.length, listed.hasMore]).toEqual([100, true])
+
+    const huge = await api.post('/_sim/state/import', undefined, { rawBody: `{"pad":"${'x'.repeat(64 * 1024 * 1024)}"}` })
+    expect(huge.status).toBe(413)
+    expect(huge.body.error).toMatchObject({ code: 'payload_too_large', message: 'The body is larger than 64 MiB.' })
+    // Every other route keeps the 1 MiB of the spec.
+    const big = await api.post('/v1/checkout-sessions', undefined, { ...key(), rawBody: `{"pad":"${'x'.repeat(1024 * 1024)}"}` })
+    expect(big.body.error).toMatchObject({ code: 'payload_too_large', message: 'The body is larger than 1 MiB.' })
+  })
+
   it('leaves no trace of a delivery a reset removed while its attempt was out: the export after it imports again', async () => {
     const { keys } = await signupMerchant(server().baseUrl)
     const api = client(server().baseUrl, keys.secret)

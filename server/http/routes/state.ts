@@ -5,6 +5,7 @@ import {
   merchantStateSchema,
   resetMerchantStateResponseSchema,
 } from '../../../src/schemas/index.js'
+import { STATE_IMPORT_LIMIT_BYTES } from '../../../src/state/limits.js'
 import type { ServiceContext } from '../../context.js'
 import { exportMerchantState, importMerchantState, resetMerchantState } from '../../services/merchant-state.js'
 import { apiRouter, apiRoutes } from '../api-route.js'
@@ -47,9 +48,11 @@ export function stateRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/import',
       summary: 'Replace the calling merchant\'s objects of the key\'s mode with those of a state file it exported',
-      description: 'The whole file is checked before anything changes (schemas, references, unique ids and tokens, ranges); a refusal names the field as a path (`invoices[3].pageToken`). Applied all or nothing; jobs are derived again.',
+      description: 'The whole file is checked before anything changes (schemas, references, unique ids and tokens, ranges); a refusal names the field as a path (`invoices[3].pageToken`). Applied all or nothing; jobs are derived again. Takes a body of up to 64 MiB (every other route: 1 MiB).',
       auth: 'secret',
       body: importMerchantStateRequestSchema,
+      // A merchant's own export is over 1 MiB at about 1,800 sessions.
+      bodyLimit: STATE_IMPORT_LIMIT_BYTES,
       response: { body: importMerchantStateResponseSchema },
       errors: ['live_key_required'],
     },
