@@ -10,6 +10,19 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.exit(1)
 }
 
+// A reader that stops early (`bula events list | head -1`, a script that
+// reads `bula listen`'s ready line) closes the pipe. oclif swallows the
+// EPIPE and carries on: a follower (listen, logs tail) ran on with no reader,
+// and any other command waited in oclif's final flush until Node gave up with
+// exit 13 and a warning. bula stops at once instead, quietly, with the code a
+// shell gives a process killed by SIGPIPE (128 + 13), as `git log | head -1`.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error
+    process.exit(141)
+  })
+}
+
 // `bula serve` runs with a few Node.js options of its own (its memory,
 // docs/performance.md): the process replaces itself with one started with
 // them, keeping its pid, before anything else is loaded. Where Node cannot

@@ -1,9 +1,11 @@
+import { execa } from 'execa'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseJsonOutput, removeCliConfigDir, runCli, type CliResult } from '../helpers/cli.js'
+import { BIN } from '../helpers/serve-process.js'
 
 // Behaviour that needs no simulator: help, usage errors and a simulator that is not there.
 
@@ -49,6 +51,15 @@ describe('help', () => {
   it('lists the global flags', async () => {
     const result = await runCli(['keys', 'list', '--help'])
     expect(result.stdout).toMatch(/GLOBAL FLAGS[\s\S]*--api-key[\s\S]*--base-url[\s\S]*--json[\s\S]*--profile/)
+  })
+})
+
+describe('a reader that stops early', () => {
+  it('ends bula at once and quietly with 141, as SIGPIPE ends a shell tool: not exit 13 and a warning from a flush that never ends', async () => {
+    // `true` has closed the pipe before node has started, so bula's first write finds no reader.
+    const result = await execa('bash', ['-c', 'node "$0" --help | true; exit "${PIPESTATUS[0]}"', BIN], { reject: false, timeout: 20_000 })
+    expect(result.stderr).toBe('')
+    expect(result.exitCode).toBe(141)
   })
 })
 

@@ -119,4 +119,17 @@ describe('bula logs tail (following)', () => {
     const result = await child
     expect(result.exitCode).toBe(0)
   })
+
+  it('stops when its reader goes away (`| head -1`), rather than following on with no one reading', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    await api(merchant).getMe()
+    const child = runCli(['logs', 'tail'], { env: merchant.env }) as unknown as Subprocess
+    // The reader closes its end before the first call is printed, as `head` does once it has its line.
+    child.stdout!.destroy()
+    const timer = setTimeout(() => child.kill('SIGINT'), 20_000)
+    const result = await child
+    clearTimeout(timer)
+    // Still following after 20 s, it is stopped with Ctrl-C and exits otherwise.
+    expect(result.exitCode).toBe(141)
+  })
 })
