@@ -92,11 +92,16 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     const profileSaved = profile !== null
 
     const info = { baseUrl: server.baseUrl, version: server.version, dataFile: server.dataFile, demo: server.demo, profileSaved, profile }
+    // Without it, the keys of this simulator seem to be the CLI's, while its commands still go to the other one.
+    const otherProfileNote =
+      profile !== null && profile !== 'default'
+        ? `The CLI still uses profile "default" (another simulator). For this one: npx bula <command> --profile ${profile}, or export BULA_PROFILE=${profile}`
+        : null
     // The board is for a person at a terminal; CI logs and --json get plain lines.
     if (!flags.json && process.stdout.isTTY && process.stdout.columns > 0 && !process.env.CI) {
       const { default: chalk } = await import('chalk')
       const { startServeBoard } = await import('../src/ui/serve-board.js')
-      const board = startServeBoard(info, server.ctx.eventBus, chalk)
+      const board = startServeBoard(info, server.ctx.eventBus, chalk, otherProfileNote)
       showLine = board.log
       await stopped
       await board.close()
@@ -116,9 +121,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
           this.log(`  ${chalk.bold(demo.name)} (${tier})\n    secret      ${demo.secret}\n    publishable ${demo.publishable}`)
         }
       }
-      if (profile !== null && profile !== 'default') {
-        this.log(`\nThe CLI still uses profile "default" (another simulator). For this one: npx bula <command> --profile ${profile}, or export BULA_PROFILE=${profile}`)
-      }
+      if (otherProfileNote) this.log(`\n${otherProfileNote}`)
       this.log('\nPress Ctrl-C to stop.')
     }
 

@@ -51,7 +51,7 @@ class BoardStore {
 const clock = (): string => new Date().toLocaleTimeString('en-GB', { hour12: false })
 const shortId = (id: string): string => id.slice(0, 9)
 
-function Header({ info, colors }: { info: ServeBoardInfo; colors: ChalkInstance }) {
+function Header({ info, colors, notice }: { info: ServeBoardInfo; colors: ChalkInstance; notice: string | null }) {
   const demo = Object.entries(info.demo ?? {})
   return (
     <Box flexDirection="column" borderStyle="round" paddingX={1} marginBottom={1}>
@@ -73,17 +73,18 @@ function Header({ info, colors }: { info: ServeBoardInfo; colors: ChalkInstance 
           {colors.green(keys.secret)} {colors.dim(keys.publishable)}
         </Text>
       ))}
+      {notice ? <Text>{colors.yellow(notice)}</Text> : null}
       <Text>{colors.dim('Dashboard stand-in under /_sim · OpenAPI at /openapi.json')}</Text>
     </Box>
   )
 }
 
-function Board({ store, info, colors }: { store: BoardStore; info: ServeBoardInfo; colors: ChalkInstance }) {
+function Board({ store, info, colors, notice }: { store: BoardStore; info: ServeBoardInfo; colors: ChalkInstance; notice: string | null }) {
   const state = useSyncExternalStore(store.subscribe, store.snapshot)
   return (
     <>
       <Static items={[{ key: 'header' }, ...state.lines]}>
-        {(line) => (line.key === 'header' ? <Header key="header" info={info} colors={colors} /> : <Text key={line.key}>{(line as Line).text}</Text>)}
+        {(line) => (line.key === 'header' ? <Header key="header" info={info} colors={colors} notice={notice} /> : <Text key={line.key}>{(line as Line).text}</Text>)}
       </Static>
       <Text>{colors.dim(`${state.requests} requests (${state.errors} errors) · ${state.events} events · Ctrl-C to stop`)}</Text>
     </>
@@ -97,10 +98,11 @@ export interface ServeBoard {
 }
 
 /**
- * The status board of `bula serve` on a terminal: base URL and demo keys,
- * then the live request log and the events as they happen.
+ * The status board of `bula serve` on a terminal: base URL and demo keys
+ * (with `notice`, a line for the reader's attention, under them), then the
+ * live request log and the events as they happen.
  */
-export function startServeBoard(info: ServeBoardInfo, bus: EventEmitter, colors: ChalkInstance): ServeBoard {
+export function startServeBoard(info: ServeBoardInfo, bus: EventEmitter, colors: ChalkInstance, notice: string | null): ServeBoard {
   const store = new BoardStore()
   let sequence = 0
   const append = (text: string, change: (state: BoardState) => Partial<BoardState> = () => ({})): void =>
@@ -127,7 +129,7 @@ export function startServeBoard(info: ServeBoardInfo, bus: EventEmitter, colors:
     }))
   bus.on('event', onEvent)
   // Ctrl-C stops the simulator gracefully (the command's handler), not ink.
-  const instance = render(<Board store={store} info={info} colors={colors} />, { exitOnCtrlC: false, patchConsole: false })
+  const instance = render(<Board store={store} info={info} colors={colors} notice={notice} />, { exitOnCtrlC: false, patchConsole: false })
   return {
     log: onLogLine,
     close: async () => {
