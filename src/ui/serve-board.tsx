@@ -67,11 +67,20 @@ function Header({ info, colors, notice }: { info: ServeBoardInfo; colors: ChalkI
       ) : (
         <Text>{colors.dim('Demo keys were shown when this data file was created; the CLI profile keeps them.')}</Text>
       )}
+      {/* A key to a line, as the plain lines print them: side by side, the pair wrapped inside the box at 80 or 100
+          columns, and a key split by the wrap cannot be copied. */}
       {demo.map(([tier, keys]) => (
-        <Text key={tier}>
-          {`  ${keys.name} (${tier}): `}
-          {colors.green(keys.secret)} {colors.dim(keys.publishable)}
-        </Text>
+        <Box key={tier} flexDirection="column">
+          <Text>{`  ${keys.name} (${tier})`}</Text>
+          <Text>
+            {'    secret      '}
+            {colors.green(keys.secret)}
+          </Text>
+          <Text>
+            {'    publishable '}
+            {colors.dim(keys.publishable)}
+          </Text>
+        </Box>
       ))}
       {notice ? <Text>{colors.yellow(notice)}</Text> : null}
       <Text>{colors.dim('Dashboard stand-in under /_sim · OpenAPI at /openapi.json')}</Text>

@@ -53,7 +53,8 @@ describe.skipIf(!hasScript)('bula serve on a terminal', () => {
     const { child, waitFor, screen } = serveOnTerminal(['--no-save-profile'])
     const [, baseUrl] = await waitFor(/simulator at (http:\/\/127\.0\.0\.1:\d+)/)
     await waitFor(new RegExp(`Dashboard: ${baseUrl}/dashboard`))
-    await waitFor(/Kava Kitchen Ltd \(business\): sk_test_\w+/)
+    // A key to a line, whole: side by side, the pair wrapped inside the box and a key split by the wrap cannot be copied.
+    await waitFor(/│ {3}Mere's Masi Prints \(individual\) +│\s+│ {5}secret {6}sk_test_\w{32} +│\s+│ {5}publishable pk_test_\w{32} +│/)
     await waitFor(/Ctrl-C to stop/)
     // A browser's favicon request is no error (issue 14); a route that does not exist is.
     await fetch(`${baseUrl}/favicon.ico`)
