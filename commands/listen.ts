@@ -1,5 +1,6 @@
 import { Flags, ux } from '@oclif/core'
 import { BaseCommand } from '../src/cli/base-command.js'
+import { canDrawLiveView } from '../src/cli/output.js'
 import { usageParser } from '../src/cli/usage.js'
 import { listen, resolveListenSecret, type ListenReporter } from '../src/listen/listen.js'
 import { parseEventTypes, parseForwardUrl } from '../src/listen/options.js'
@@ -50,7 +51,7 @@ export default class Listen extends BaseCommand<{ secret: string } | undefined> 
 
     const write = (line: string): void => ux.stdout(line)
     const liveView =
-      process.stdout.isTTY && !this.jsonEnabled()
+      canDrawLiveView(process.stdout, process.env) && !this.jsonEnabled()
         ? // Loaded only here: ink and React take long to load and only the live view needs them.
           (await import('../src/ui/listen-view.js')).startListenView(this.colors)
         : undefined

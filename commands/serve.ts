@@ -1,6 +1,7 @@
 import { Command, Flags } from '@oclif/core'
 import path from 'node:path'
 import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
+import { canDrawLiveView } from '../src/cli/output.js'
 import { onStopSignal } from '../src/cli/stop-signals.js'
 
 export default class Serve extends Command {
@@ -97,8 +98,8 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       profile !== null && profile !== 'default'
         ? `The CLI still uses profile "default" (another simulator). For this one: npx bula <command> --profile ${profile}, or export BULA_PROFILE=${profile}`
         : null
-    // The board is for a person at a terminal; CI logs and --json get plain lines.
-    if (!flags.json && process.stdout.isTTY && process.stdout.columns > 0 && !process.env.CI) {
+    // The board is for a person at a terminal; CI logs, dumb terminals and --json get plain lines.
+    if (!flags.json && canDrawLiveView(process.stdout, process.env)) {
       const { default: chalk } = await import('chalk')
       const { startServeBoard } = await import('../src/ui/serve-board.js')
       const board = startServeBoard(info, server.ctx.eventBus, chalk, otherProfileNote)

@@ -15,6 +15,16 @@ export function colorLevel(env: NodeJS.ProcessEnv, detected: ChalkInstance['leve
 export const createColors = (env: NodeJS.ProcessEnv, detected: ChalkInstance['level']): ChalkInstance =>
   new Chalk({ level: colorLevel(env, detected) })
 
+/**
+ * Whether a live view (an ink board redrawn in place: `serve`, `listen`) can
+ * be drawn: stdout is a terminal with a size, not a CI log (CI set), and not
+ * a dumb terminal (TERM=dumb: Emacs' shell, editors' output panes), which
+ * shows the cursor moves and erasures as text. Otherwise plain lines.
+ */
+export function canDrawLiveView(stdout: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv): boolean {
+  return stdout.isTTY === true && (stdout.columns ?? 0) > 0 && !env.CI && env.TERM !== 'dumb'
+}
+
 /** --json output: the value as indented JSON on stdout, never coloured (it is for programs, and oclif would ignore NO_COLOR). */
 export const printJson = (json: unknown): void => ux.stdout(JSON.stringify(json, null, 2))
 

@@ -1,5 +1,6 @@
-import type { Subprocess } from 'execa'
+import { execa, type Subprocess } from 'execa'
 import { createHmac } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -12,6 +13,7 @@ import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe, type CliResult, type TestMerchant } from '../helpers/cli.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 import { expectMode } from '../helpers/platform.js'
+import { BIN } from '../helpers/serve-process.js'
 
 const server = useServe()
 
@@ -208,6 +210,30 @@ describe('bula listen', () => {
     const delivery = await listener.waitForJson<DeliveryLine & { error: string }>('delivery')
     expect(delivery).toMatchObject({ type: 'checkout_session.cancelled', status: null })
     expect(delivery.error).toContain(`connection refused: is your app listening at ${closed.url}?`)
+  })
+
+  it.skipIf(!existsSync('/usr/bin/script'))('prints plain lines on a dumb terminal (TERM=dumb, as in Emacs\' shell), which would show the live view\'s cursor moves as text', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    // util-linux `script` gives listen a pseudo-terminal; `exec` so that Ctrl-C reaches listen, not a waiting shell.
+    const child = execa('script', ['-qfec', `stty cols 100 rows 30; exec node ${BIN} listen --forward-to 127.0.0.1:9/hooks`, '/dev/null'], {
+      env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), TERM: 'dumb' },
+      stdin: 'pipe',
+      reject: false,
+      timeout: 30_000,
+    })
+    let screen = ''
+    const ready = new Promise<void>((resolve) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        screen += chunk.toString()
+        if (screen.includes('Webhook signing secret:')) resolve()
+      })
+    })
+    await ready
+    child.stdin!.write('\x03')
+    expect((await child).exitCode).toBe(0)
+    expect(screen).toContain('Ready. Forwarding test-mode events of')
+    // No cursor hiding, synchronized output or erasure: nothing but text.
+    expect(screen).not.toContain('\x1b')
   })
 
   it('refuses a bad command line', async () => {

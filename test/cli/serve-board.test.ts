@@ -13,14 +13,14 @@ const configDir = mkdtempSync(path.join(tmpdir(), 'bula-serve-board-'))
 afterAll(() => rmSync(configDir, { recursive: true, force: true }))
 
 /** `bula serve` on a 120-column terminal, with a way to wait for text on its screen. */
-function serveOnTerminal(args: string[]) {
+function serveOnTerminal(args: string[], env: Record<string, string> = {}) {
   // A pseudo-terminal from `script` has no size until stty gives it one. `exec`, because Ctrl-C
   // reaches the terminal's whole foreground group: a shell left waiting (dash, when SHELL is unset
   // as on CI) dies of the SIGINT and `script` reports 130 whatever bula does.
   const command = `stty cols 120 rows 40; exec node ${BIN} serve --port 0 --memory ${args.join(' ')}`
   const child = execa('script', ['-qfec', command, '/dev/null'], {
     // CI (set, whatever its value) turns the board off, in bula and in ink: this test is about the terminal a person sees.
-    env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'CI')), BULA_CONFIG_DIR: configDir },
+    env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'CI')), BULA_CONFIG_DIR: configDir, ...env },
     extendEnv: false,
     stdin: 'pipe',
     reject: false,
@@ -67,6 +67,16 @@ describe.skipIf(!hasScript)('bula serve on a terminal', () => {
     const result = await child
     expect(screen() + result.stdout).toContain('SIGINT: finishing in-flight requests and saving')
     expect(result.exitCode).toBe(0)
+  })
+
+  it('prints plain lines on a dumb terminal (TERM=dumb, as in Emacs\' shell), which would show the board\'s cursor moves as text', async () => {
+    const { child, waitFor, screen } = serveOnTerminal(['--no-save-profile'], { TERM: 'dumb' })
+    await waitFor(/Press Ctrl-C to stop\./)
+    child.stdin!.write('\x03')
+    expect((await child).exitCode).toBe(0)
+    expect(screen()).toContain('simulator ready at http://127.0.0.1:')
+    // No cursor hiding, synchronized output or erasure: nothing but text.
+    expect(screen()).not.toContain('\x1b')
   })
 
   it('says that the CLI still uses the other simulator when "default" is taken, as the plain lines do', async () => {
