@@ -65,7 +65,7 @@ describe('init receiver', () => {
     const result = await execa('node', [path.join(REPO, 'bin', 'run.js'), 'init', 'receiver'], { cwd: workDir, reject: false })
     expect(result.exitCode, result.stderr).toBe(0)
     expect(read(workDir, 'bula-receiver', 'receiver.mjs')).toBe(read(REPO, 'templates', 'receiver', 'node', 'receiver.mjs'))
-    expect(result.stdout).toContain('(cd bula-receiver && node receiver.mjs) &')
+    expect(result.stdout).toContain('(cd bula-receiver && node receiver.mjs > receiver.log 2>&1) &')
     expect(result.stdout).toContain('npx bula listen --forward-to http://localhost:4242/webhooks')
     expect(result.stdout).not.toMatch(/^\s+bula /m)
   })
