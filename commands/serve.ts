@@ -81,14 +81,22 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     let profile: string | null = null
     if (server.demo && flags['save-profile']) {
       const { loadConfig, saveProfile } = await import('../src/config/profiles.js')
-      const existing = (await loadConfig()).profiles.default
-      // A second simulator (another folder, port or --memory) never silently takes over the profile another project uses.
-      profile = !existing || existing.baseUrl === server.baseUrl ? 'default' : profileNameFor(server.baseUrl, server.dataFile === null)
-      await saveProfile(
-        profile,
-        { baseUrl: server.baseUrl, apiKey: server.demo.business.secret, publishableKey: server.demo.business.publishable },
-        { makeCurrent: profile === 'default' },
-      )
+      try {
+        const existing = (await loadConfig()).profiles.default
+        // A second simulator (another folder, port or --memory) never silently takes over the profile another project uses.
+        const name = !existing || existing.baseUrl === server.baseUrl ? 'default' : profileNameFor(server.baseUrl, server.dataFile === null)
+        await saveProfile(
+          name,
+          { baseUrl: server.baseUrl, apiKey: server.demo.business.secret, publishableKey: server.demo.business.publishable },
+          { makeCurrent: name === 'default' },
+        )
+        profile = name
+      } catch (error) {
+        // The demo merchants exist now and their keys are shown only once, below: an unreadable config or an
+        // unwritable folder must not stop the simulator before they are printed.
+        const reason = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '')
+        log(`The demo keys were not saved in a CLI profile (${reason}); use them with --api-key or BULA_API_KEY.`)
+      }
     }
     const profileSaved = profile !== null
 

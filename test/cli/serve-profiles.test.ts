@@ -1,5 +1,5 @@
 import { execa, type ResultPromise } from 'execa'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
@@ -16,18 +16,28 @@ afterAll(async () => {
   rmSync(configDir, { recursive: true, force: true })
 })
 
-async function serve(extra: string[]): Promise<{ baseUrl: string; profile: string | null; text: string[] }> {
-  const child = execa('node', [BIN, 'serve', '--port', '0', '--memory', ...extra], { env: { BULA_CONFIG_DIR: configDir, CI: 'true' }, reject: false, buffer: false, stdin: 'ignore' })
+interface Ready {
+  baseUrl: string
+  profile: string | null
+  profileSaved?: boolean
+  demo?: { business: { secret: string } }
+  text: string[]
+  stderr: string[]
+}
+
+async function serve(extra: string[], dir = configDir): Promise<Ready> {
+  const child = execa('node', [BIN, 'serve', '--port', '0', '--memory', ...extra], { env: { BULA_CONFIG_DIR: dir, CI: 'true' }, reject: false, buffer: false, stdin: 'ignore' })
   running.push(child)
   const text: string[] = []
+  const stderr: string[] = []
+  createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line))
   const lines = createInterface({ input: child.stdout! })
   return new Promise((resolve, reject) => {
     lines.on('line', (line) => {
       text.push(line)
       if (line.startsWith('{')) {
-        const ready = JSON.parse(line) as { baseUrl: string; profile: string | null }
-        resolve({ ...ready, text })
-      } else if (line.startsWith('Press Ctrl-C')) resolve({ baseUrl: /ready at (\S+)/.exec(text.join('\n'))![1]!, profile: null, text })
+        resolve({ ...(JSON.parse(line) as Omit<Ready, 'text' | 'stderr'>), text, stderr })
+      } else if (line.startsWith('Press Ctrl-C')) resolve({ baseUrl: /ready at (\S+)/.exec(text.join('\n'))![1]!, profile: null, text, stderr })
     })
     void child.then((result) => reject(new Error(`serve exited ${result.exitCode}`)))
   })
@@ -49,5 +59,17 @@ describe('bula serve and the CLI profile', () => {
     expect(config().current).toBe('default')
     expect(config().profiles.default!.baseUrl).toBe(first.baseUrl)
     expect(config().profiles[`memory-${port}`]!.baseUrl).toBe(second.baseUrl)
+  })
+
+  it('serves and prints the demo keys when the profile cannot be saved: they are shown only once', async () => {
+    // A file where the config folder should be: even root cannot write under it.
+    const notAFolder = path.join(configDir, 'not-a-folder')
+    writeFileSync(notAFolder, '')
+    const started = await serve(['--json'], notAFolder)
+    expect(started).toMatchObject({ profileSaved: false, profile: null })
+    const me = await fetch(`${started.baseUrl}/v1/merchants/me`, { headers: { authorization: `Bearer ${started.demo!.business.secret}` } })
+    expect(me.status).toBe(200)
+    await expect.poll(() => started.stderr.join('\n')).toContain(`The demo keys were not saved in a CLI profile (Cannot read ${notAFolder}/config.json: ENOTDIR`)
+    expect(started.stderr.join('\n')).toContain('use them with --api-key or BULA_API_KEY.')
   })
 })
