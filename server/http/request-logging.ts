@@ -72,6 +72,8 @@ export function requestLogging(ctx: ServiceContext, options: { log: (line: strin
         objectId: (res.locals.objectId as string | undefined) ?? null,
         replayed: res.getHeader('idempotent-replayed') === 'true',
         retryAfterS: res.statusCode === 429 ? retryAfterOf(res) : null,
+        // oclif's user agent, `bula-tools/0.1.0 linux-x64 node-v24.11.0`.
+        byBulaCli: req.get('user-agent')?.startsWith('bula-tools/') ?? false,
       })
     }
     res.on('finish', ended)

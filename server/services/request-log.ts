@@ -21,6 +21,8 @@ export interface LoggedRequest extends RequestLogEntry {
   replayed: boolean
   /** The Retry-After of a 429, in seconds. */
   retryAfterS: number | null
+  /** Sent by the bula CLI itself (its User-Agent): a person's command, not the integration `bula doctor` reviews. */
+  byBulaCli: boolean
 }
 
 /**
@@ -45,10 +47,13 @@ export class RequestLog {
     this.bus.emit('request', entry)
   }
 
-  /** The entries `bula doctor` reads: the merchant's of one mode still kept, finished at `since` or later, oldest first. */
+  /**
+   * The entries `bula doctor` reads: the merchant's of one mode still kept, finished at `since` or later, oldest
+   * first. The CLI's own calls are left out: `bula trigger` twice is two creates on purpose, not a retry.
+   */
   entries(merchantId: string, mode: Mode, since: number | null): LoggedRequest[] {
     const entries = this.byMerchant.get(merchantId) ?? []
-    return entries.slice(-REQUEST_LOG_SIZE).filter((entry) => entry.mode === mode && (since === null || entry.at >= since))
+    return entries.slice(-REQUEST_LOG_SIZE).filter((entry) => entry.mode === mode && !entry.byBulaCli && (since === null || entry.at >= since))
   }
 
   /** Newest first. */

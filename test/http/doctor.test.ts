@@ -115,6 +115,17 @@ describe('a create retried with a new Idempotency-Key', () => {
     expect((await shop.create('order-1042-again')).status).toBe(201)
     expect(await shop.finding('create-retried-with-new-key')).toBeUndefined()
   })
+
+  it('is nothing for the bula CLI\'s own commands (`bula trigger` twice is two creates on purpose), and found for any other client', async () => {
+    const shop = await merchant()
+    const fromCli = { 'user-agent': 'bula-tools/0.1.0 linux-x64 node-v24.11.0' }
+    for (const key of ['cli-1', 'cli-2']) expect((await shop.api.post('/v1/checkout-sessions', ORDER, { headers: { 'idempotency-key': key, ...fromCli } })).status).toBe(201)
+    expect(await shop.finding('create-retried-with-new-key')).toBeUndefined()
+    // The request log still shows them, as `bula logs tail` does.
+    expect((await shop.api.get('/_sim/logs?path=/v1/checkout-sessions')).body.data).toHaveLength(2)
+    for (const key of ['app-1', 'app-2']) expect((await shop.create(key)).status).toBe(201)
+    expect(await shop.finding('create-retried-with-new-key')).toMatchObject({ severity: 'error', title: expect.stringContaining('1 duplicate Checkout Session made') })
+  })
 })
 
 describe('an Idempotency-Key reused for another request', () => {
