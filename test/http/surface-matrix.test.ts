@@ -135,9 +135,13 @@ describe('hostile bodies, on every route that takes one', () => {
       { label: 'text/plain', body: '{}', type: 'text/plain', status: 415, code: 'unsupported_media_type' },
       { label: 'form-encoded', body: 'a=1', type: 'application/x-www-form-urlencoded', status: 415, code: 'unsupported_media_type' },
     ]
+    // The one route that takes more than 1 MiB (a merchant's export, up to 64 MiB: test/http/state.test.ts) reads the
+    // body, and refuses it as no state file.
+    const takesMore = (operation: Operation) => `${operation.method} ${operation.path}` === 'POST /_sim/state/import'
     const wrong: string[] = []
     for (const operation of operations.filter((candidate) => candidate.method !== 'GET')) {
-      for (const { label, body, type, status, code } of cases) {
+      for (const { label, body, type, ...expected } of cases) {
+        const { status, code } = label === 'over 1 MiB' && takesMore(operation) ? { status: 400, code: 'invalid_request' } : expected
         const answer = await raw(operation.method, withOwnIds(operation.path), { key: keys.secret, body, type })
         if (answer.status !== status || answer.code !== code || answer.text.includes('    at ')) wrong.push(`${operation.method} ${operation.path} with ${label}: ${answer.status} ${answer.code}`)
       }
