@@ -91,7 +91,7 @@ export default class InitReceiver extends BaseCommand<InitReceiverResult> {
     this.log('  export BULA_WEBHOOK_SECRET=$(npx bula listen --print-secret)')
     // In the background, as docs/webhooks-receiver.md has it: pasted as printed, the lines after it run too. Its
     // lines go to a file: written into the terminal, they break listen's live view, which redraws over them.
-    this.log(`  (cd ${path.relative(process.cwd(), dir) || '.'} && ${run} > receiver.log 2>&1) &`)
+    this.log(`  (cd ${shellWord(path.relative(process.cwd(), dir) || '.')} && ${run} > receiver.log 2>&1) &`)
     this.log(`  npx bula webhooks check http://localhost:4242${RECEIVER_PATH}`)
     this.log(`  npx bula listen --forward-to http://localhost:4242${RECEIVER_PATH}`)
     return { dir, lang, run, env: ['BULA_WEBHOOK_SECRET', 'PORT'], path: RECEIVER_PATH, files, overwritten: existing }
@@ -112,3 +112,11 @@ const exists = (file: string): Promise<boolean> =>
     () => true,
     () => false,
   )
+
+/**
+ * The folder as one word for a POSIX shell: as it is when nothing in it is special to the shell, else in single
+ * quotes. Unquoted, "my hooks" made cd fail and "it's" left bash waiting for the quote to close.
+ */
+function shellWord(word: string): string {
+  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`
+}

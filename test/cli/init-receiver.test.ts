@@ -70,6 +70,16 @@ describe('init receiver', () => {
     expect(result.stdout).not.toMatch(/^\s+bula /m)
   })
 
+  it.runIf(IS_POSIX)("prints a start step that bash runs in a folder whose name has a space or a quote (it's my hooks)", async () => {
+    const result = await execa('node', [path.join(REPO, 'bin', 'run.js'), 'init', 'receiver', "it's my hooks"], { cwd: workDir, reject: false })
+    expect(result.exitCode, result.stderr).toBe(0)
+    const step = result.stdout.split('\n').find((line) => line.includes('receiver.log'))!.trim()
+    // The step with the receiver swapped for pwd: bash must reach the folder, as a newcomer pasting it would.
+    const ran = await execa('bash', ['-c', `${step.replace(/ &$/, '').replace('node receiver.mjs', 'pwd')}; cat "$0"/receiver.log`, path.join(workDir, "it's my hooks")], { cwd: workDir, reject: false })
+    expect(ran.stderr).toBe('')
+    expect(ran.stdout.trim()).toBe(path.join(workDir, "it's my hooks"))
+  })
+
   it('refuses to overwrite existing files without --force (exit 2), and overwrites them with it', async () => {
     const dir = path.join(workDir, 'hooks')
     mkdirSync(dir)
