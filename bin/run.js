@@ -14,12 +14,20 @@ if (major < 22 || (major === 22 && minor < 12)) {
 // reads `bula listen`'s ready line) closes the pipe. oclif swallows the
 // EPIPE and carries on: a follower (listen, logs tail) ran on with no reader,
 // and any other command waited in oclif's final flush until Node gave up with
-// exit 13 and a warning. bula stops at once instead, quietly, with the code a
-// shell gives a process killed by SIGPIPE (128 + 13), as `git log | head -1`.
+// exit 13 and a warning. bula stops instead, quietly, with the code a shell
+// gives a process killed by SIGPIPE (128 + 13), as `git log | head -1`. A
+// command that stops on a signal (serve, exec, listen, logs tail) is stopped
+// as Ctrl-C stops it, so that `bula serve` still answers its in-flight
+// requests, writes --export-on-exit and removes its lock; any other stops at once.
+let pipeClosed = false
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
     if (error.code !== 'EPIPE') throw error
-    process.exit(141)
+    if (pipeClosed) return
+    pipeClosed = true
+    process.exitCode = 141
+    if (process.listenerCount('SIGTERM') > 0) process.kill(process.pid, 'SIGTERM')
+    else process.exit(141)
   })
 }
 

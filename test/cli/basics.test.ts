@@ -1,11 +1,15 @@
 import { execa } from 'execa'
-import { readFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
+import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseJsonOutput, removeCliConfigDir, runCli, type CliResult } from '../helpers/cli.js'
 import { BIN } from '../helpers/serve-process.js'
+import { tempFolder } from '../helpers/temp.js'
 
 // Behaviour that needs no simulator: help, usage errors and a simulator that is not there.
 
@@ -60,6 +64,28 @@ describe('a reader that stops early', () => {
     const result = await execa('bash', ['-c', 'node "$0" --help | true; exit "${PIPESTATUS[0]}"', BIN], { reject: false, timeout: 20_000 })
     expect(result.stderr).toBe('')
     expect(result.exitCode).toBe(141)
+  })
+
+  it('stops bula serve as Ctrl-C does when its log\'s reader goes: the request answered, --export-on-exit written, the lock removed', async () => {
+    const dir = await tempFolder('bula-epipe-')
+    const serve = spawn('node', [BIN, 'serve', '--port', '0', '--data', path.join(dir, 'data.json'), '--export-on-exit', path.join(dir, 'out.json'), '--json', '--no-save-profile'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const exited = new Promise<number | null>((resolve) => serve.on('exit', resolve))
+    const ready = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: serve.stdout! }).once('line', resolve))) as { baseUrl: string; demo: { business: { secret: string } } }
+    // The reader goes away (a script that read the ready line): the request's log line is the first write to find no reader.
+    serve.stdout!.destroy()
+    serve.stderr!.destroy()
+    const created = await fetch(`${ready.baseUrl}/v1/checkout-sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ready.demo.business.secret}`, 'content-type': 'application/json', 'idempotency-key': 'epipe-1' },
+      body: JSON.stringify({ amount: 100, currency: 'FJD' }),
+    })
+    expect(created.status).toBe(201)
+    expect(await exited).toBe(141)
+    const exported = JSON.parse(await readFile(path.join(dir, 'out.json'), 'utf8')) as { collections: { checkoutSessions: { id: string }[] } }
+    expect(exported.collections.checkoutSessions.map((session) => session.id)).toContain(((await created.json()) as { id: string }).id)
+    expect(existsSync(path.join(dir, 'data.json.lock'))).toBe(false)
   })
 })
 
