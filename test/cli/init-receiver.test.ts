@@ -65,7 +65,7 @@ describe('init receiver', () => {
     const result = await execa('node', [path.join(REPO, 'bin', 'run.js'), 'init', 'receiver'], { cwd: workDir, reject: false })
     expect(result.exitCode, result.stderr).toBe(0)
     expect(read(workDir, 'bula-receiver', 'receiver.mjs')).toBe(read(REPO, 'templates', 'receiver', 'node', 'receiver.mjs'))
-    expect(result.stdout).toContain('(cd bula-receiver && node receiver.mjs > receiver.log 2>&1) &')
+    expect(result.stdout).toContain('(cd bula-receiver && node receiver.mjs > receiver.log 2>&1) & sleep 1')
     expect(result.stdout).toContain('npx bula listen --forward-to http://localhost:4242/webhooks')
     expect(result.stdout).not.toMatch(/^\s+bula /m)
   })
@@ -75,7 +75,7 @@ describe('init receiver', () => {
     expect(result.exitCode, result.stderr).toBe(0)
     const step = result.stdout.split('\n').find((line) => line.includes('receiver.log'))!.trim()
     // The step with the receiver swapped for pwd: bash must reach the folder, as a newcomer pasting it would.
-    const ran = await execa('bash', ['-c', `${step.replace(/ &$/, '').replace('node receiver.mjs', 'pwd')}; cat "$0"/receiver.log`, path.join(workDir, "it's my hooks")], { cwd: workDir, reject: false })
+    const ran = await execa('bash', ['-c', `${step.replace(/ & sleep 1$/, '').replace('node receiver.mjs', 'pwd')}; cat "$0"/receiver.log`, path.join(workDir, "it's my hooks")], { cwd: workDir, reject: false })
     expect(ran.stderr).toBe('')
     expect(ran.stdout.trim()).toBe(path.join(workDir, "it's my hooks"))
   })
