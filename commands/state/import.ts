@@ -10,7 +10,7 @@ export default class StateImport extends BaseCommand<ImportStateResponse> {
   static override description =
     'Every object of the merchant in the key\'s mode is replaced by the file\'s; the other mode, the merchant\'s API ' +
     'keys, tier and verification stay as they are, so the key keeps working, and its clock never goes back. The file ' +
-    'must come from the same merchant and mode and be at most 64 MiB. It is checked whole before anything changes: a ' +
+    'must come from the same merchant and mode and be at most 16 MiB. It is checked whole before anything changes: a ' +
     'refusal names the path of the first bad value (e.g. invoices[3].pageToken) and changes nothing. A file of a whole ' +
     'simulator (`bula serve --export-on-exit`) is started with `bula serve --import` instead.'
 

@@ -13,7 +13,7 @@ import { STATE_IMPORT_LIMIT_BYTES } from './limits.js'
 export async function readStateFile(file: string): Promise<MerchantState> {
   const state = (await readJsonFile(file, 'file', {
     maxBytes: STATE_IMPORT_LIMIT_BYTES,
-    tooLarge: 'the simulator imports a merchant\'s state of up to that size (about 100,000 Checkout Sessions).',
+    tooLarge: 'the simulator imports a merchant\'s state of up to that size (about 28,000 Checkout Sessions).',
   })) as Partial<MerchantState> | null
   if (state?.format !== 'bula-state' || state.version !== 1 || typeof state.collections !== 'object' || state.collections === null) {
     throw new ApiError(0, 'invalid_file', `${file} is not a bula state file of version 1 (written by \`bula state export\`).`, 'file')

@@ -154,7 +154,7 @@ describe('bula state', () => {
     expect(parseJsonOutput(deepResult)).toMatchObject({ error: { code: 'invalid_file', message: `${deep} nests objects and arrays more than 64 levels deep; a state file nests about six.` } })
     // A device that never ends is read only up to the import limit (it took 680 MB, then failed on the string's length).
     const endless = await runCli(['state', 'import', '/dev/zero', '--json'], { env: other.env })
-    expect(parseJsonOutput(endless)).toMatchObject({ error: { code: 'invalid_file', param: 'file', message: '/dev/zero is larger than 64 MiB: the simulator imports a merchant\'s state of up to that size (about 100,000 Checkout Sessions).' } })
+    expect(parseJsonOutput(endless)).toMatchObject({ error: { code: 'invalid_file', param: 'file', message: '/dev/zero is larger than 16 MiB: the simulator imports a merchant\'s state of up to that size (about 28,000 Checkout Sessions).' } })
     // The owner's objects were not touched.
     expect((await api(owner).listCheckoutSessions()).data).toHaveLength(6)
   })

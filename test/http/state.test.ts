@@ -81,7 +81,7 @@ describe('/_sim/state', () => {
     expect(next.id).toBeGreaterThan(before.invoices.data[0].id)
   })
 
-  it('imports back a merchant\'s export over 1 MiB, and refuses a body over 64 MiB', async () => {
+  it('imports back a merchant\'s export over 1 MiB, and refuses a body over 16 MiB', async () => {
     const { keys } = await signupMerchant(server().baseUrl)
     const api = client(server().baseUrl, keys.secret)
     const metadata = Object.fromEntries(Array.from({ length: 20 }, (_, n) => [`note${n}`, 'x'.repeat(500)]))
@@ -94,9 +94,9 @@ describe('/_sim/state', () => {
     const listed = (await api.get('/v1/checkout-sessions?limit=100')).body
     expect([listed.data.length, typeof listed.nextCursor]).toEqual([100, 'string'])
 
-    const huge = await api.post('/_sim/state/import', undefined, { rawBody: `{"pad":"${'x'.repeat(64 * 1024 * 1024)}"}` })
+    const huge = await api.post('/_sim/state/import', undefined, { rawBody: `{"pad":"${'x'.repeat(16 * 1024 * 1024)}"}` })
     expect(huge.status).toBe(413)
-    expect(huge.body.error).toMatchObject({ code: 'payload_too_large', message: 'The body is larger than 64 MiB.' })
+    expect(huge.body.error).toMatchObject({ code: 'payload_too_large', message: 'The body is larger than 16 MiB.' })
     // Every other route keeps the 1 MiB of the spec.
     const big = await api.post('/v1/checkout-sessions', undefined, { ...key(), rawBody: `{"pad":"${'x'.repeat(1024 * 1024)}"}` })
     expect(big.body.error).toMatchObject({ code: 'payload_too_large', message: 'The body is larger than 1 MiB.' })

@@ -135,7 +135,7 @@ describe('hostile bodies, on every route that takes one', () => {
       { label: 'text/plain', body: '{}', type: 'text/plain', status: 415, code: 'unsupported_media_type' },
       { label: 'form-encoded', body: 'a=1', type: 'application/x-www-form-urlencoded', status: 415, code: 'unsupported_media_type' },
     ]
-    // The one route that takes more than 1 MiB (a merchant's export, up to 64 MiB: test/http/state.test.ts) reads the
+    // The one route that takes more than 1 MiB (a merchant's export, up to 16 MiB: test/http/state.test.ts) reads the
     // body, and refuses it as no state file.
     const takesMore = (operation: Operation) => `${operation.method} ${operation.path}` === 'POST /_sim/state/import'
     const wrong: string[] = []

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { importMerchantStateRequestSchema } from '../../src/schemas/index.js'
 import { call, signupMerchant, useTestServer } from '../helpers/http.js'
 
-// docs/security.md ("State files"): POST /_sim/state/import takes up to 64 MiB, and a
+// docs/security.md ("State files"): POST /_sim/state/import takes up to 16 MiB, and a
 // hostile body that fills it must be a 400, not the end of every merchant's simulator.
 
 const server = useTestServer()
