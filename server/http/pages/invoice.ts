@@ -112,9 +112,10 @@ class InvoicePages {
   /**
    * The checkout sends a declined customer back here with `session_id` (its cancelUrl): while the invoice is
    * still to be paid, the page says so in the checkout's words, or the customer would see no sign of the decline.
+   * Only for the invoice's latest session: once another payment is under way, the old decline is not the news.
    */
   private declinedNote(view: InvoiceView, invoice: InvoiceRecord, returnedFrom: string | undefined): SafeHtml | undefined {
-    if (view.status !== 'sent' || returnedFrom === undefined || !invoice.checkoutSessionIds.includes(returnedFrom)) return undefined
+    if (view.status !== 'sent' || returnedFrom === undefined || invoice.checkoutSessionIds.at(-1) !== returnedFrom) return undefined
     if (this.ctx.store.get('checkoutSessions', returnedFrom)?.status !== 'failed') return undefined
     return this.render('invoice/status-note.html', {
       tone: 'bad',
