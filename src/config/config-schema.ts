@@ -38,7 +38,7 @@ function profileProblem(profile: unknown, path: string): ConfigProblem | undefin
 export function parseConfig(json: unknown): { config: BulaConfig } | { problem: ConfigProblem } {
   if (!isJsonObject(json)) return { problem: { path: '', message: 'expected an object' } }
   if (json.current !== undefined && typeof json.current !== 'string') return { problem: { path: 'current', message: 'expected a string' } }
-  const profiles = json.profiles ?? {}
+  const profiles = json.profiles === undefined ? {} : json.profiles
   if (!isJsonObject(profiles)) return { problem: { path: 'profiles', message: 'expected an object' } }
   for (const [name, profile] of Object.entries(profiles)) {
     const problem = profileProblem(profile, `profiles.${name}`)

@@ -22,7 +22,7 @@ interface SecretsFile {
 /** The file as read, or undefined when it is not one; checked by hand, as the config file is (zod would be about a quarter of its start). */
 function asSecretsFile(json: unknown): SecretsFile | undefined {
   if (!isJsonObject(json)) return undefined
-  const secrets = json.secrets ?? {}
+  const secrets = json.secrets === undefined ? {} : json.secrets
   if (!isJsonObject(secrets) || !Object.values(secrets).every((secret) => typeof secret === 'string' && secret.startsWith('whsec_'))) return undefined
   return { ...json, secrets: secrets as Record<string, string> }
 }

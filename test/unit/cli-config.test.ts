@@ -103,6 +103,7 @@ describe('saveProfile and loadConfig', () => {
     [[], 'is not a bula config: expected an object'],
     [{ current: 7, profiles: {} }, 'is not a bula config at current: expected a string'],
     [{ profiles: [] }, 'is not a bula config at profiles: expected an object'],
+    [{ profiles: null }, 'is not a bula config at profiles: expected an object'],
     [{ profiles: { a: 'http://a' } }, 'is not a bula config at profiles.a: expected an object'],
     [{ profiles: { a: { apiKey: 'sk_test_x' } } }, 'is not a bula config at profiles.a.baseUrl: expected a string'],
     [{ profiles: { a: { baseUrl: 'http://a', apiKey: 1 } } }, 'is not a bula config at profiles.a.apiKey: expected a string'],

@@ -48,7 +48,7 @@ describe('listenSecret', () => {
     await mkdir(join(dir, 'bula'), { recursive: true })
     await writeFile(listenSecretsPath(env), '{"secrets": {"x": "not a whsec"}}')
     await expect(listenSecret(SCOPE, env)).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('listen-secrets.json') })
-    for (const damaged of ['nope', '[]', '{"secrets": []}', '{"secrets": {"x": 7}}', 'null']) {
+    for (const damaged of ['nope', '[]', '{"secrets": []}', '{"secrets": null}', '{"secrets": {"x": 7}}', 'null']) {
       await writeFile(listenSecretsPath(env), damaged)
       await expect(listenSecret(SCOPE, env), damaged).rejects.toMatchObject({ code: 'invalid_config' })
     }
