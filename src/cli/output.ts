@@ -15,14 +15,17 @@ export function colorLevel(env: NodeJS.ProcessEnv, detected: ChalkInstance['leve
 export const createColors = (env: NodeJS.ProcessEnv, detected: ChalkInstance['level']): ChalkInstance =>
   new Chalk({ level: colorLevel(env, detected) })
 
+/** Whether CI is set: any value but `false` or `0` (a `CI=false` exported in a terminal, as some recipes do, is not CI). */
+const inCi = (env: NodeJS.ProcessEnv): boolean => env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0'
+
 /**
  * Whether a live view (an ink board redrawn in place: `serve`, `listen`) can
- * be drawn: stdout is a terminal with a size, not a CI log (CI set), and not
- * a dumb terminal (TERM=dumb: Emacs' shell, editors' output panes), which
- * shows the cursor moves and erasures as text. Otherwise plain lines.
+ * be drawn: stdout is a terminal with a size, not a CI log, and not a dumb
+ * terminal (TERM=dumb: Emacs' shell, editors' output panes), which shows the
+ * cursor moves and erasures as text. Otherwise plain lines.
  */
 export function canDrawLiveView(stdout: { isTTY?: boolean; columns?: number }, env: NodeJS.ProcessEnv): boolean {
-  return stdout.isTTY === true && (stdout.columns ?? 0) > 0 && !env.CI && env.TERM !== 'dumb'
+  return stdout.isTTY === true && (stdout.columns ?? 0) > 0 && !inCi(env) && env.TERM !== 'dumb'
 }
 
 /** --json output: the value as indented JSON on stdout, never coloured (it is for programs, and oclif would ignore NO_COLOR). */

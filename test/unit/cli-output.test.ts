@@ -1,6 +1,6 @@
 import { Chalk } from 'chalk'
 import { describe, expect, it } from 'vitest'
-import { colorLevel, formatFields, formatTable, formatTime } from '../../src/cli/output.js'
+import { canDrawLiveView, colorLevel, formatFields, formatTable, formatTime } from '../../src/cli/output.js'
 import { plural } from '../../src/plural.js'
 import { formatFjd, formatMoney } from '../../src/money.js'
 
@@ -58,5 +58,25 @@ describe('formatters', () => {
     ]
     expect(formatTable(rows, columns, plain)).toBe('ID         STATUS\nkey_1      active\nkey_22222  revoked')
     expect(formatTable(rows, columns, new Chalk({ level: 1 })).split('\n')[0]).toBe('\u001B[1mID         STATUS\u001B[22m')
+  })
+})
+
+describe('canDrawLiveView', () => {
+  const terminal = { isTTY: true, columns: 100 }
+  it.each([
+    [{}, true],
+    [{ CI: 'true' }, false],
+    [{ CI: '1' }, false],
+    [{ CI: 'false' }, true],
+    [{ CI: '0' }, true],
+    [{ CI: '' }, true],
+    [{ TERM: 'dumb' }, false],
+  ])('%j: %s', (env, drawn) => {
+    expect(canDrawLiveView(terminal, env)).toBe(drawn)
+  })
+
+  it('draws nothing where stdout is not a terminal with a size', () => {
+    expect(canDrawLiveView({ isTTY: false, columns: 100 }, {})).toBe(false)
+    expect(canDrawLiveView({ isTTY: true, columns: 0 }, {})).toBe(false)
   })
 })
