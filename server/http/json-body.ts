@@ -46,8 +46,8 @@ function enter(value: object, parent?: Container, segment?: string): Container {
  * keeps its own stack and checks the depth as it goes, never recursing, in
  * document order, so the first problem is the one reported. The stack holds
  * only the way down to the value being visited, never an array's items: an
- * entry for each of the 21 million `{}` of a 60 MiB state import took
- * gigabytes, nearly all the heap.
+ * entry for each of the 21 million `{}` of a 60 MiB body took gigabytes,
+ * nearly all the heap.
  */
 function checkParsedBody(body: object): void {
   const stack: Container[] = [enter(body)]

@@ -16,9 +16,9 @@ const stateDocumentSchema = z.looseObject({ id: z.string() })
 
 /**
  * A collection of an imported file, refused at its first document without an
- * id. zod's own array check makes an issue of every bad item: a 60 MiB body
- * of 21 million `{}` or 31 million `0` ran the simulator out of memory (every
- * merchant's), where one issue is all a refusal names.
+ * id. zod's own array check makes an issue of every bad item: a body of 21
+ * million `{}` or 31 million `0` (60 MiB) ran the simulator out of memory
+ * (every merchant's), where one issue is all a refusal names.
  */
 const importedCollectionSchema = z.preprocess((documents, ctx) => {
   if (!Array.isArray(documents)) return documents
