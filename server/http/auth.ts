@@ -26,6 +26,12 @@ export function authenticate(ctx: ServiceContext, options: { allowPublishable?: 
       )
       return
     }
+    // Node keeps the first of two Authorization headers and drops the other; a proxy in front that reads the other
+    // would have let the request through for another key. Two are no key at all, whichever they are.
+    if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
+      next(apiError('invalid_api_key', 'Send one Authorization header, not several.', { headers: { 'WWW-Authenticate': CHALLENGE.invalid } }))
+      return
+    }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
     const plaintext = match?.[1]
     const key = plaintext && parseKeyPrefix(plaintext) ? findUsableKey(ctx, plaintext) : undefined

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { call, client, signupMerchant, useTestServer } from '../helpers/http.js'
 
@@ -55,6 +56,24 @@ describe('authentication', () => {
     expect(response.status).toBe(401)
     expect(response.body.error.code).toBe('invalid_api_key')
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="bula", error="invalid_token"')
+  })
+
+  it('answers 401 invalid_api_key to two Authorization headers, even of a valid key: a proxy reading the other one would act for another key', async () => {
+    const { keys } = await signupMerchant(base)
+    const other = await signupMerchant(base)
+    for (const pair of [[keys.secret, other.keys.secret], [keys.secret, keys.secret], [keys.secret, 'sk_test_nope']]) {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = httpRequest(`${base}/v1/merchants/me`, { headers: { authorization: pair.map((key) => `Bearer ${key}`) } }, (response) => {
+          let body = ''
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()))
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }))
+        })
+        request.on('error', reject)
+        request.end()
+      })
+      expect(answer.status).toBe(401)
+      expect(JSON.parse(answer.body).error).toEqual({ code: 'invalid_api_key', message: 'Send one Authorization header, not several.' })
+    }
   })
 
   it('refuses a publishable key outside its scope with permission_error', async () => {
