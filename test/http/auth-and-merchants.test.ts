@@ -63,12 +63,13 @@ describe('authentication', () => {
     const other = await signupMerchant(base)
     for (const pair of [[keys.secret, other.keys.secret], [keys.secret, keys.secret], [keys.secret, 'sk_test_nope']]) {
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const request = httpRequest(`${base}/v1/merchants/me`, { headers: { authorization: pair.map((key) => `Bearer ${key}`) } }, (response) => {
+        const request = httpRequest(`${base}/v1/merchants/me`, (response) => {
           let body = ''
           response.on('data', (chunk: Buffer) => (body += chunk.toString()))
           response.on('end', () => resolve({ status: response.statusCode ?? 0, body }))
         })
         request.on('error', reject)
+        request.setHeader('authorization', pair.map((key) => `Bearer ${key}`))
         request.end()
       })
       expect(answer.status).toBe(401)
