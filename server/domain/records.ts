@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { invalidRequest } from '../../src/errors.js'
+import { isJsonText } from '../../src/json.js'
 import { EVENT_TYPES, KEY_TYPES } from '../../src/schemas/enums.js'
 import {
   MAX_AMOUNT,
@@ -173,14 +174,7 @@ export const jobRecordSchema = z.strictObject({
 export type JobRecord = z.infer<typeof jobRecordSchema>
 
 /** JSON.parse accepts it: a stored response is parsed when it is replayed. */
-const jsonText = z.string().refine((text) => {
-  try {
-    JSON.parse(text)
-    return true
-  } catch {
-    return false
-  }
-}, 'must be JSON text')
+const jsonText = z.string().refine(isJsonText, 'must be JSON text')
 
 export const idempotencyRecordSchema = z.strictObject({
   id: z.string().regex(/^[0-9a-f]{64}$/),

@@ -1,5 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Router } from 'express'
+import { byteSize } from '../../src/byte-size.js'
 import { ApiError } from '../../src/errors.js'
+import { isJsonText } from '../../src/json.js'
 import { apiError } from '../domain/error-catalog.js'
 
 interface FrameworkError {
@@ -12,23 +14,9 @@ interface FrameworkError {
   limit?: unknown
   charset?: unknown
   encoding?: unknown
-  /** body-parser's (and json-body.ts's): the text of a body it could not parse. */
+  /** body-parser's (and json-body.ts's): the text of a body it could not parse, without the byte order mark its decoding drops. */
   body?: unknown
 }
-
-/** Whether a refused body is JSON all the same (`null`, `"text"`, `42`): the strict parser takes objects and arrays only. */
-function isJsonText(text: unknown): boolean {
-  if (typeof text !== 'string') return false
-  try {
-    JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** 1048576 → "1 MiB", 16384 → "16 KiB". */
-const byteSize = (bytes: number): string => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`)
 
 /**
  * Errors Express raises before a route runs: body-parser's by their `type`;
@@ -39,7 +27,7 @@ const byteSize = (bytes: number): string => (bytes >= 1024 * 1024 ? `${bytes / (
 function fromFrameworkError(error: FrameworkError): ApiError | undefined {
   switch (error.type) {
     case 'entity.parse.failed':
-      return apiError('invalid_request', isJsonText(error.body) ? 'The body must be a JSON object.' : 'The body is not valid JSON.')
+      return apiError('invalid_request', typeof error.body === 'string' && isJsonText(error.body) ? 'The body must be a JSON object.' : 'The body is not valid JSON.')
     case 'entity.too.large':
       return apiError('payload_too_large', typeof error.limit === 'number' ? `The body is larger than ${byteSize(error.limit)}.` : 'The body is too large.')
     case 'parameters.too.many':

@@ -97,11 +97,11 @@ function parseStrictJson(text: string): unknown {
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   let at = 0
   while (at < json.length && ' \t\n\r'.includes(json[at]!)) at++
-  if (json[at] !== '{' && json[at] !== '[') throw bodyError('entity.parse.failed', 'The body is not a JSON object or array.', text)
+  if (json[at] !== '{' && json[at] !== '[') throw bodyError('entity.parse.failed', 'The body is not a JSON object or array.', json)
   try {
     return JSON.parse(json)
   } catch (error) {
-    throw bodyError('entity.parse.failed', (error as Error).message, text)
+    throw bodyError('entity.parse.failed', (error as Error).message, json)
   }
 }
 

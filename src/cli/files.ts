@@ -1,5 +1,6 @@
 import { open, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { byteSize } from '../byte-size.js'
 import { ApiError } from '../errors.js'
 import { makePrivate } from '../private-file.js'
 
@@ -21,8 +22,6 @@ async function readAtMost(file: string, maxBytes: number): Promise<Buffer | unde
   }
 }
 
-const mebibytes = (bytes: number): string => `${bytes / (1024 * 1024)} MiB`
-
 /**
  * Reads a JSON file of at most `maxBytes`; failures are ApiErrors (exit 1)
  * whose `param` names the argument or flag: `file_unreadable` (missing, a
@@ -37,7 +36,7 @@ export async function readJsonFile(file: string, param: string, { maxBytes, tooL
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
     throw new ApiError(0, 'file_unreadable', `Cannot read ${file}: ${reason}.`, param)
   }
-  if (bytes === undefined) throw new ApiError(0, 'invalid_file', `${file} is larger than ${mebibytes(maxBytes)}: ${tooLarge}`, param)
+  if (bytes === undefined) throw new ApiError(0, 'invalid_file', `${file} is larger than ${byteSize(maxBytes)}: ${tooLarge}`, param)
   const text = bytes.toString('utf8')
   try {
     return JSON.parse(text) as unknown
