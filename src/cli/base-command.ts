@@ -4,6 +4,7 @@ import { BulaClient } from '../client/bula-client.js'
 import { resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
 import { formatApiError, toErrorReport } from './error-report.js'
+import { STANDARD_OUTPUT } from './files.js'
 import { createColors, formatFields, formatTable, openInBrowser, printJson, type Column } from './output.js'
 import { suggestFlags } from './suggest.js'
 
@@ -93,6 +94,15 @@ export abstract class BaseCommand<T> extends Command {
   /** A line for the reader's attention, such as "shown once" warnings. */
   protected printNotice(text: string): void {
     this.log(this.colors.yellow(text))
+  }
+
+  /**
+   * "Wrote `what` to `file`.", on stderr when `file` is `-` (files.ts): standard output then holds what was
+   * written, and nothing else.
+   */
+  protected logWrote(file: string, what: string): void {
+    if (file === STANDARD_OUTPUT) this.logToStderr(`Wrote ${what} to standard output.`)
+    else this.log(`Wrote ${what} to ${file}.`)
   }
 
   protected override logJson(json: unknown): void {

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { byteSize } from '../byte-size.js'
 import { ApiError } from '../errors.js'
 import { makePrivate } from '../private-file.js'
+import { usageError } from './usage.js'
 
 /** The file's bytes, or undefined once there are more than `maxBytes`: a device such as /dev/zero never ends. */
 async function readAtMost(file: string, maxBytes: number): Promise<Buffer | undefined> {
@@ -70,6 +71,37 @@ export async function writeOutputFile(file: string, data: string | Uint8Array, o
     }
     throw new ApiError(0, 'file_unwritable', `Cannot write ${file}: ${message}.`, options.param)
   }
+}
+
+/** The file name that means standard output, as curl's `-o -` and most command-line tools read it. */
+export const STANDARD_OUTPUT = '-'
+
+/**
+ * Checks, before any work, that standard output can take what `-` as the
+ * output file would put there. Not with --json, which prints the command's
+ * result there too; and not `binary` data (named, e.g. "The PDF") on a
+ * terminal, which it would garble (curl refuses too). `given` says how `-`
+ * was given: "using --out -", "FILE is -". Usage errors (exit 2).
+ */
+export function checkStandardOutput(
+  file: string,
+  { given, json, binary, stdout = process.stdout }: { given: string; json: boolean; binary?: string; stdout?: { isTTY?: boolean } },
+): void {
+  if (file !== STANDARD_OUTPUT) return
+  if (json) throw usageError(`--json cannot also be provided when ${given}: both would write to standard output.`)
+  if (binary !== undefined && stdout.isTTY) {
+    throw usageError(`${binary} is binary and standard output is a terminal, which it would garble: redirect it to a file (> file) or pipe it to a program.`)
+  }
+}
+
+/**
+ * Writes `data` to standard output when `file` is `-` (checked first with
+ * checkStandardOutput), else to the file as writeOutputFile does.
+ */
+export async function writeOutput(file: string, data: string | Uint8Array, options: { force: boolean; param: string; secret?: boolean }): Promise<void> {
+  if (file !== STANDARD_OUTPUT) return writeOutputFile(file, data, options)
+  // Resolved once the bytes are handed on: a large PDF into a slow pipe is not cut short when the command returns.
+  await new Promise<void>((resolve, reject) => process.stdout.write(data, (error) => (error ? reject(error) : resolve())))
 }
 
 /** Pretty JSON with a final newline, as a file a person reads and keeps in git. */

@@ -1,10 +1,12 @@
+import { execa } from 'execa'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { invoiceListSchema, invoiceSchema, payResponseSchema, type CreateInvoiceRequest, type Invoice } from '../../src/schemas/index.js'
-import { parseJsonOutput, runCli, signupMerchant, succeed, useServe, type TestMerchant } from '../helpers/cli.js'
+import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, succeed, useServe, type TestMerchant } from '../helpers/cli.js'
+import { BIN } from '../helpers/serve-process.js'
 
 const server = useServe()
 
@@ -211,6 +213,51 @@ describe('invoices send, get, pdf, pay, void, open', () => {
     const folder = await invoices(merchant, ['pdf', String(draft.id), '--out', files])
     expect(folder.exitCode).toBe(1)
     expect(folder.stderr).toContain(`file_unwritable: Cannot write ${files}: it is a folder. Give a file name. (param: out)`)
+  })
+
+  it('writes the PDF to standard output for --out -, refusing --json, which prints there too', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const { id } = await createDraft(merchant)
+    await send(merchant, id)
+    const file = path.join(files, `${merchant.merchantId}.pdf`)
+    expect((await invoices(merchant, ['pdf', String(id), '--out', file])).exitCode).toBe(0)
+
+    // runCli decodes stdout as text, which a PDF is not; run in the temporary folder, where a file named "-" would land.
+    const piped = await execa('node', [BIN, 'invoices', 'pdf', String(id), '--out', '-'], {
+      env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir() },
+      cwd: files,
+      encoding: 'buffer',
+      stripFinalNewline: false,
+      reject: false,
+      stdin: 'ignore',
+    })
+    const [stdout, stderr] = [Buffer.from(piped.stdout), Buffer.from(piped.stderr).toString()]
+    expect(piped.exitCode, stderr).toBe(0)
+    expect(stdout.subarray(0, 5).toString()).toBe('%PDF-')
+    expect(stdout.equals(readFileSync(file))).toBe(true)
+    expect(stderr).toMatch(/^Wrote [\d,]+ bytes to standard output\.\n$/)
+    expect(existsSync(path.join(files, '-'))).toBe(false)
+
+    // Both would write to stdout: the usage error, as the --json envelope.
+    const json = await invoices(merchant, ['pdf', String(id), '--out', '-', '--json'])
+    expect(json.exitCode).toBe(2)
+    expect(parseJsonOutput(json)).toEqual({ error: { code: 'invalid_usage', message: expect.stringContaining('--json cannot also be provided when using --out -') } })
+  })
+
+  it.skipIf(!existsSync('/usr/bin/script'))('refuses --out - when standard output is a terminal, which the PDF would garble', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const { id } = await createDraft(merchant)
+    await send(merchant, id)
+    // util-linux `script` runs the command on a pseudo-terminal, in the temporary folder where a file named "-" would land.
+    const onTerminal = await execa('script', ['-qec', `node ${BIN} invoices pdf ${id} --out -`, '/dev/null'], {
+      env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), NO_COLOR: '1' },
+      cwd: files,
+      reject: false,
+    })
+    expect(onTerminal.exitCode).toBe(2)
+    expect(onTerminal.stdout).toContain('standard output is a terminal')
+    expect(onTerminal.stdout).not.toContain('%PDF')
+    expect(existsSync(path.join(files, '-'))).toBe(false)
   })
 
   it('answers invalid_state for the PDF of a draft and a second send', async () => {

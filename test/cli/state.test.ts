@@ -109,6 +109,20 @@ describe('bula state', () => {
     await expectMode(file, 0o600)
   })
 
+  it('prints the state on standard output for FILE -, refusing --json, which would print there too', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const file = path.join(dir, 'beside-stdout.json')
+    expect((await runCli(['state', 'export', file], { env: merchant.env })).exitCode).toBe(0)
+    const printed = await runCli(['state', 'export', '-'], { env: merchant.env })
+    expect(printed.exitCode, printed.stderr).toBe(0)
+    // execa drops the final newline the file has.
+    expect(`${printed.stdout}\n`).toBe(await readFile(file, 'utf8'))
+    expect(printed.stderr).toBe(`Wrote 1 object of merchant ${merchant.merchantId} to standard output.`)
+    const json = await runCli(['state', 'export', '-', '--json'], { env: merchant.env })
+    expect(json.exitCode).toBe(2)
+    expect(parseJsonOutput(json)).toEqual({ error: { code: 'invalid_usage', message: expect.stringContaining('--json cannot also be provided when FILE is -') } })
+  })
+
   it('names a folder given as the file, or a missing folder, instead of asking for --force', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     // A folder: 'add --force' would only lead to EISDIR.
