@@ -3,6 +3,7 @@ import path from 'node:path'
 import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
 import { canDrawLiveView } from '../src/cli/output.js'
 import { onStopSignal } from '../src/cli/stop-signals.js'
+import type { ServeBoard } from '../src/ui/serve-board.js'
 
 export default class Serve extends Command {
   static override summary = 'Run the simulator: the full API, hosted pages and the clock, on your machine.'
@@ -60,9 +61,12 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       throw error
     }
 
+    // Set once the status board is up, which then says it is stopping rather than inviting Ctrl-C.
+    let board: ServeBoard | undefined
     // Listening for signals before the ready line: a supervisor may stop us as soon as it reads it.
     const stopped = new Promise<void>((resolve) => {
       const stop = (signal: string): void => {
+        board?.stopping()
         log(`${signal}: finishing in-flight requests and saving…`)
         server.close().then(resolve, (error: unknown) => {
           log(`could not close cleanly: ${error instanceof Error ? error.message : String(error)}`)
@@ -110,7 +114,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     if (!flags.json && canDrawLiveView(process.stdout, process.env)) {
       const { default: chalk } = await import('chalk')
       const { startServeBoard } = await import('../src/ui/serve-board.js')
-      const board = startServeBoard(info, server.ctx.eventBus, chalk, otherProfileNote)
+      board = startServeBoard(info, server.ctx.eventBus, chalk, otherProfileNote)
       showLine = board.log
       await stopped
       await board.close()

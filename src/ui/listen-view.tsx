@@ -5,7 +5,8 @@ import type { ForwardResult } from '../listen/forward.js'
 import type { ListenReady, ListenReporter } from '../listen/listen.js'
 import { accepted, deliveryColumns, describeDisconnection, describeReady, eventTime } from '../listen/report.js'
 
-type Connection = { state: 'connecting' } | { state: 'connected' } | { state: 'disconnected'; reason: string; retryInMs: number }
+/** Where the event stream stands; `stopped` once the command is ending and the view draws its last frame. */
+type Connection = { state: 'connecting' } | { state: 'connected' } | { state: 'disconnected'; reason: string; retryInMs: number } | { state: 'stopped' }
 
 /** What scrolls: the header once, then one line per delivery. Ink's Static prints each once, above the live footer. */
 type LineContent = { kind: 'header'; info: ListenReady } | { kind: 'delivery'; result: ForwardResult }
@@ -56,11 +57,15 @@ function Footer({ state, colors }: { state: ViewState; colors: ChalkInstance }) 
   const status =
     connection.state === 'connected'
       ? colors.green('● Connected')
-      : colors.yellow(connection.state === 'connecting' ? '○ Connecting…' : `○ ${describeDisconnection(connection.reason, connection.retryInMs)}`)
+      : connection.state === 'stopped'
+        ? '○ Stopped'
+        : colors.yellow(connection.state === 'connecting' ? '○ Connecting…' : `○ ${describeDisconnection(connection.reason, connection.retryInMs)}`)
+  // Ctrl-C is an invitation only while it still does something.
+  const counts = `${state.delivered} delivered, ${state.notAccepted} not accepted`
   return (
     <Box flexDirection="column">
       <Text>{status}</Text>
-      <Text>{colors.dim(`${state.delivered} delivered, ${state.notAccepted} not accepted · Ctrl-C to stop`)}</Text>
+      <Text>{colors.dim(connection.state === 'stopped' ? counts : `${counts} · Ctrl-C to stop`)}</Text>
     </Box>
   )
 }
@@ -86,7 +91,7 @@ function ListenView({ store, colors }: { store: ViewStore; colors: ChalkInstance
 }
 
 export interface LiveView extends ListenReporter {
-  /** Renders the last frame and gives the terminal back. */
+  /** Renders the last frame, which says it stopped, and gives the terminal back. */
   close(): Promise<void>
 }
 
@@ -108,6 +113,10 @@ export function startListenView(colors: ChalkInstance): LiveView {
         notAccepted: state.notAccepted + (accepted(result) ? 0 : 1),
       })),
     close: async () => {
+      store.update(() => ({ connection: { state: 'stopped' } }))
+      // React commits the change in a microtask, and unmount() draws no new frame after <Static> output: without
+      // the wait the last frame on the terminal would still invite Ctrl-C.
+      await instance.waitUntilRenderFlush()
       instance.unmount()
       await instance.waitUntilExit()
     },

@@ -28,14 +28,19 @@ interface BoardState {
   requests: number
   errors: number
   events: number
+  /** Whether the simulator is running, finishing its requests after a stop signal, or stopped. */
+  phase: 'running' | 'stopping' | 'stopped'
 }
+
+/** The end of the board's last line: Ctrl-C is an invitation only while it still does something. */
+const PHASE_NOTE: Record<BoardState['phase'], string> = { running: 'Ctrl-C to stop', stopping: 'stopping…', stopped: 'stopped' }
 
 /** The request log line of server/http/app.ts: `METHOD path status latency request-id`. */
 const REQUEST_LINE = /^([A-Z]+) (\S+) (\d{3}) (\S+) (req_\S+)$/
 
 /** Replaced whole on each change so React sees every update. */
 class BoardStore {
-  private state: BoardState = { lines: [], requests: 0, errors: 0, events: 0 }
+  private state: BoardState = { lines: [], requests: 0, errors: 0, events: 0, phase: 'running' }
   private readonly listeners = new Set<() => void>()
   readonly subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener)
@@ -95,7 +100,7 @@ function Board({ store, info, colors, notice }: { store: BoardStore; info: Serve
       <Static items={[{ key: 'header' }, ...state.lines]}>
         {(line) => (line.key === 'header' ? <Header key="header" info={info} colors={colors} notice={notice} /> : <Text key={line.key}>{(line as Line).text}</Text>)}
       </Static>
-      <Text>{colors.dim(`${state.requests} requests (${state.errors} errors) · ${state.events} events · Ctrl-C to stop`)}</Text>
+      <Text>{colors.dim(`${state.requests} requests (${state.errors} errors) · ${state.events} events · ${PHASE_NOTE[state.phase]}`)}</Text>
     </>
   )
 }
@@ -103,6 +108,9 @@ function Board({ store, info, colors, notice }: { store: BoardStore; info: Serve
 export interface ServeBoard {
   /** A line of the server's log: a request (shown as a row) or a notice. */
   log(line: string): void
+  /** The simulator got a stop signal and is finishing its requests: a second Ctrl-C changes nothing. */
+  stopping(): void
+  /** Renders the last frame, which says the simulator stopped, and gives the terminal back. */
   close(): Promise<void>
 }
 
@@ -141,8 +149,13 @@ export function startServeBoard(info: ServeBoardInfo, bus: EventEmitter, colors:
   const instance = render(<Board store={store} info={info} colors={colors} notice={notice} />, { exitOnCtrlC: false, patchConsole: false })
   return {
     log: onLogLine,
+    stopping: () => store.update(() => ({ phase: 'stopping' })),
     close: async () => {
       bus.off('event', onEvent)
+      store.update(() => ({ phase: 'stopped' }))
+      // React commits the change in a microtask, and unmount() draws no new frame after <Static> output: without
+      // the wait the last frame on the terminal would still invite Ctrl-C.
+      await instance.waitUntilRenderFlush()
       instance.unmount()
       await instance.waitUntilExit()
     },

@@ -6,6 +6,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
+import { stripVTControlCharacters } from 'node:util'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { Event } from '../../src/schemas/index.js'
 import { formatTime } from '../../src/time.js'
@@ -234,6 +235,32 @@ describe('bula listen', () => {
     expect(screen).toContain('Ready. Forwarding test-mode events of')
     // No cursor hiding, synchronized output or erasure: nothing but text.
     expect(screen).not.toContain('\x1b')
+  })
+
+  it.skipIf(!existsSync('/usr/bin/script'))('draws the live view on a terminal, whose last frame says it stopped instead of inviting Ctrl-C', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    // util-linux `script` gives listen a pseudo-terminal; `exec` so that Ctrl-C reaches listen, not a waiting shell.
+    const child = execa('script', ['-qfec', `stty cols 100 rows 30; exec node ${BIN} listen --forward-to 127.0.0.1:9/hooks`, '/dev/null'], {
+      // CI (set, whatever its value) turns the live view off: this test is about the terminal a person sees.
+      env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'CI')), ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), NO_COLOR: '1' },
+      extendEnv: false,
+      stdin: 'pipe',
+      reject: false,
+      timeout: 30_000,
+    })
+    let screen = ''
+    const connected = new Promise<void>((resolve) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        screen += chunk.toString()
+        if (stripVTControlCharacters(screen).includes('● Connected')) resolve()
+      })
+    })
+    await connected
+    child.stdin!.write('\x03')
+    expect((await child).exitCode).toBe(0)
+    const text = stripVTControlCharacters(screen)
+    const lastFrame = text.slice(Math.max(text.lastIndexOf('● '), text.lastIndexOf('○ ')))
+    expect(lastFrame).toMatch(/^○ Stopped\s+0 delivered, 0 not accepted\s*$/)
   })
 
   it('refuses a bad command line', async () => {

@@ -67,6 +67,9 @@ describe.skipIf(!hasScript)('bula serve on a terminal', () => {
     const result = await child
     expect(screen() + result.stdout).toContain('SIGINT: finishing in-flight requests and saving')
     expect(result.exitCode).toBe(0)
+    // The last frame's last line says it stopped: Ctrl-C no longer does anything.
+    const text = stripVTControlCharacters(screen())
+    expect(text.slice(text.lastIndexOf(' requests ('))).toMatch(/^ requests \(1 errors\) · 0 events · stopped\s*$/)
   })
 
   it('prints plain lines on a dumb terminal (TERM=dumb, as in Emacs\' shell), which would show the board\'s cursor moves as text', async () => {
