@@ -3,7 +3,7 @@ import chalk, { chalkStderr } from 'chalk'
 import { BulaClient } from '../client/bula-client.js'
 import { resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
-import { formatApiError, toErrorReport } from './error-report.js'
+import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOrigin } from './error-report.js'
 import { STANDARD_OUTPUT } from './files.js'
 import { createColors, formatFields, formatTable, openInBrowser, printJson, type Column } from './output.js'
 import { suggestFlags } from './suggest.js'
@@ -52,11 +52,16 @@ export abstract class BaseCommand<T> extends Command {
   protected readonly colors = createColors(process.env, chalk.level)
   protected readonly stderrColors = createColors(process.env, chalkStderr.level)
 
+  /** Where the address of the last connection resolved came from, which a connection_failed then names. */
+  private baseUrlOrigin: string | undefined
+
   abstract override run(): Promise<T>
 
   /** The key and address these flags, the environment and the profile point at. */
-  protected connection(flags: GlobalFlags, options?: ResolveConnectionOptions): Promise<Connection> {
-    return resolveConnection({ apiKey: flags['api-key'], baseUrl: flags['base-url'], profile: flags.profile }, options)
+  protected async connection(flags: GlobalFlags, options?: ResolveConnectionOptions): Promise<Connection> {
+    const connection = await resolveConnection({ apiKey: flags['api-key'], baseUrl: flags['base-url'], profile: flags.profile }, options)
+    this.baseUrlOrigin = describeBaseUrlOrigin(connection, { flag: flags['base-url'], env: process.env.BULA_BASE_URL })
+    return connection
   }
 
   protected async client(flags: GlobalFlags): Promise<BulaClient> {
@@ -109,9 +114,10 @@ export abstract class BaseCommand<T> extends Command {
     printJson(json)
   }
 
-  protected override async catch(error: Errors.CLIError | Error): Promise<unknown> {
-    if (error instanceof Errors.ExitError) throw error
-    suggestFlags(error)
+  protected override async catch(caught: Errors.CLIError | Error): Promise<unknown> {
+    if (caught instanceof Errors.ExitError) throw caught
+    suggestFlags(caught)
+    const error = withConnectionOrigin(caught, this.baseUrlOrigin)
     const report = toErrorReport(error)
     if (this.jsonEnabled()) {
       this.logJson(report.envelope)

@@ -1,5 +1,6 @@
 import { Errors } from '@oclif/core'
 import type { ChalkInstance } from 'chalk'
+import { DEFAULT_BASE_URL, type Connection } from '../config/profiles.js'
 import { ApiError, type ErrorEnvelope } from '../errors.js'
 import { USAGE_EXIT_CODE } from './usage.js'
 
@@ -58,4 +59,29 @@ export function withRetryHint(error: unknown, idempotencyKey: string, possibleCh
   if (!(error instanceof ApiError) || (error.code !== 'network_error' && error.status < 500)) return error
   const hint = ` ${possibleChange}: retry with --idempotency-key ${idempotencyKey}.`
   return new ApiError(error.status, error.code, error.message + hint, error.param, error.type, error.headers)
+}
+
+/**
+ * Where the simulator's address in `connection` came from, in the order
+ * resolveConnection (src/config/profiles.ts) reads them: the --base-url
+ * flag, BULA_BASE_URL, the profile. The default address is called that,
+ * whether or not the profile holds it too.
+ */
+export function describeBaseUrlOrigin(connection: Pick<Connection, 'baseUrl' | 'profileName'>, given: { flag?: string; env?: string }): string {
+  if (given.flag) return 'That address came from --base-url.'
+  if (given.env?.trim()) return 'That address came from BULA_BASE_URL.'
+  if (connection.baseUrl !== DEFAULT_BASE_URL) {
+    return `That address came from profile "${connection.profileName}"; --profile or --base-url points the CLI at another simulator.`
+  }
+  return 'That is the default address; --base-url, BULA_BASE_URL or --profile points the CLI at another simulator.'
+}
+
+/**
+ * connection_failed names the address tried and how to start a simulator
+ * there; `origin` (describeBaseUrlOrigin) adds where the address came from,
+ * so that a stale BULA_BASE_URL or the profile of another simulator is found.
+ */
+export function withConnectionOrigin<E>(error: E, origin: string | undefined): E | ApiError {
+  if (!(error instanceof ApiError) || error.code !== 'connection_failed' || origin === undefined) return error
+  return new ApiError(error.status, error.code, `${error.message} ${origin}`, error.param, error.type, error.headers)
 }

@@ -1,7 +1,7 @@
 import { execa } from 'execa'
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
@@ -97,7 +97,20 @@ describe('failures before the simulator answers', () => {
     expect(result.exitCode).toBe(1)
     expect(result.stdout).toBe('')
     expect(result.stderr.trim()).toBe(
-      `connection_failed: Could not reach the simulator at ${baseUrl}. Start it with \`npx bula serve --port ${port}\`.`,
+      `connection_failed: Could not reach the simulator at ${baseUrl}. Start it with \`npx bula serve --port ${port}\`. That address came from BULA_BASE_URL.`,
+    )
+  })
+
+  it('says which profile gave the address it could not reach, and how to point at another simulator', async () => {
+    const port = await closedPort()
+    const configDir = await tempFolder('bula-origin-')
+    const profile = { baseUrl: `http://127.0.0.1:${port}`, apiKey: `sk_test_${'a'.repeat(32)}` }
+    await writeFile(path.join(configDir, 'config.json'), JSON.stringify({ current: 'default', profiles: { 'data-4112': profile } }), { mode: 0o600 })
+    const result = await runCli(['balance', '--profile', 'data-4112'], { env: { BULA_CONFIG_DIR: configDir } })
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr.trim()).toBe(
+      `connection_failed: Could not reach the simulator at http://127.0.0.1:${port}. Start it with \`npx bula serve --port ${port}\`. ` +
+        'That address came from profile "data-4112"; --profile or --base-url points the CLI at another simulator.',
     )
   })
 

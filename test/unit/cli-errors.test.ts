@@ -1,7 +1,7 @@
 import { Errors } from '@oclif/core'
 import { Chalk } from 'chalk'
 import { describe, expect, it } from 'vitest'
-import { formatApiError, toErrorReport } from '../../src/cli/error-report.js'
+import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOrigin } from '../../src/cli/error-report.js'
 import { usageError } from '../../src/cli/usage.js'
 import { ApiError } from '../../src/errors.js'
 
@@ -57,5 +57,29 @@ describe('toErrorReport', () => {
       envelope: { error: { code: 'unexpected_error', message: 'x is undefined' } },
       exitCode: 1,
     })
+  })
+})
+
+describe('where the address of a connection_failed came from', () => {
+  const connection = { profileName: 'default', baseUrl: 'http://127.0.0.1:4111' }
+
+  it('names the flag, then BULA_BASE_URL, then the profile, in the order the CLI reads them', () => {
+    const elsewhere = { profileName: 'ci', baseUrl: 'http://127.0.0.1:4112' }
+    expect(describeBaseUrlOrigin(elsewhere, { flag: 'http://127.0.0.1:4112', env: 'http://127.0.0.1:9' })).toBe('That address came from --base-url.')
+    expect(describeBaseUrlOrigin(elsewhere, { env: ' http://127.0.0.1:4112\n' })).toBe('That address came from BULA_BASE_URL.')
+    expect(describeBaseUrlOrigin(elsewhere, { env: ' ' })).toBe('That address came from profile "ci"; --profile or --base-url points the CLI at another simulator.')
+  })
+
+  it('calls the default address that, whether or not a profile holds it too', () => {
+    expect(describeBaseUrlOrigin(connection, {})).toBe('That is the default address; --base-url, BULA_BASE_URL or --profile points the CLI at another simulator.')
+  })
+
+  it('is added to connection_failed only', () => {
+    const origin = 'That address came from BULA_BASE_URL.'
+    const failed = withConnectionOrigin(new ApiError(0, 'connection_failed', 'Could not reach the simulator at http://127.0.0.1:9.'), origin)
+    expect(failed).toMatchObject({ code: 'connection_failed', message: `Could not reach the simulator at http://127.0.0.1:9. ${origin}` })
+    const other = new ApiError(0, 'timeout', 'No answer.')
+    expect(withConnectionOrigin(other, origin)).toBe(other)
+    expect(withConnectionOrigin(new ApiError(0, 'connection_failed', 'Could not reach.'), undefined)).toMatchObject({ message: 'Could not reach.' })
   })
 })
