@@ -60,7 +60,7 @@ export abstract class BaseCommand<T> extends Command {
   /** The key and address these flags, the environment and the profile point at. */
   protected async connection(flags: GlobalFlags, options?: ResolveConnectionOptions): Promise<Connection> {
     const connection = await resolveConnection({ apiKey: flags['api-key'], baseUrl: flags['base-url'], profile: flags.profile }, options)
-    this.baseUrlOrigin = describeBaseUrlOrigin(connection, { flag: flags['base-url'], env: process.env.BULA_BASE_URL })
+    this.baseUrlOrigin = describeBaseUrlOrigin(connection)
     return connection
   }
 

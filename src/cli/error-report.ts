@@ -62,16 +62,14 @@ export function withRetryHint(error: unknown, idempotencyKey: string, possibleCh
 }
 
 /**
- * Where the simulator's address in `connection` came from, in the order
- * resolveConnection (src/config/profiles.ts) reads them: the --base-url
- * flag, BULA_BASE_URL, the profile. The default address is called that,
- * whether or not the profile holds it too.
+ * Where the simulator's address in `connection` came from. The default
+ * address is called that, whether or not the profile holds it too.
  */
-export function describeBaseUrlOrigin(connection: Pick<Connection, 'baseUrl' | 'profileName'>, given: { flag?: string; env?: string }): string {
-  if (given.flag) return 'That address came from --base-url.'
-  if (given.env?.trim()) return 'That address came from BULA_BASE_URL.'
-  if (connection.baseUrl !== DEFAULT_BASE_URL) {
-    return `That address came from profile "${connection.profileName}"; --profile or --base-url points the CLI at another simulator.`
+export function describeBaseUrlOrigin({ baseUrl, baseUrlFrom, profileName }: Pick<Connection, 'baseUrl' | 'baseUrlFrom' | 'profileName'>): string {
+  if (baseUrlFrom === 'flag') return 'That address came from --base-url.'
+  if (baseUrlFrom === 'environment') return 'That address came from BULA_BASE_URL.'
+  if (baseUrlFrom === 'profile' && baseUrl !== DEFAULT_BASE_URL) {
+    return `That address came from profile "${profileName}"; --profile or --base-url points the CLI at another simulator.`
   }
   return 'That is the default address; --base-url, BULA_BASE_URL or --profile points the CLI at another simulator.'
 }

@@ -156,6 +156,8 @@ export interface Connection {
   publishableKey?: string
   /** The profile consulted (it may not exist yet, e.g. for `bula login`). */
   profileName: string
+  /** Where baseUrl came from, which a failure to reach it names. */
+  baseUrlFrom: 'flag' | 'environment' | 'profile' | 'default'
 }
 
 export interface ResolveConnectionOptions {
@@ -196,9 +198,18 @@ export async function resolveConnection(
   const envKey = envValue(env, 'BULA_API_KEY')
   const pairedPublishable = flags.apiKey ? undefined : envKey ? envValue(env, 'BULA_PUBLISHABLE_KEY') : profile?.publishableKey
   const publishableKey = flags.publishableKey || pairedPublishable
+  const envBaseUrl = envValue(env, 'BULA_BASE_URL')
+  const [baseUrl, baseUrlFrom]: [string, Connection['baseUrlFrom']] = flags.baseUrl
+    ? [flags.baseUrl, 'flag']
+    : envBaseUrl
+      ? [envBaseUrl, 'environment']
+      : profile?.baseUrl
+        ? [profile.baseUrl, 'profile']
+        : [DEFAULT_BASE_URL, 'default']
   return {
     profileName,
-    baseUrl: flags.baseUrl || envValue(env, 'BULA_BASE_URL') || profile?.baseUrl || DEFAULT_BASE_URL,
+    baseUrl,
+    baseUrlFrom,
     apiKey: flags.apiKey || envKey || profile?.apiKey,
     ...(publishableKey ? { publishableKey } : {}),
   }

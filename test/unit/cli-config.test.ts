@@ -131,12 +131,14 @@ describe('resolveConnection', () => {
     expect(await resolveConnection({}, { env })).toEqual({
       profileName: 'default',
       baseUrl: 'http://default',
+      baseUrlFrom: 'profile',
       apiKey: 'sk_test_default',
     })
     const empty = { BULA_CONFIG_DIR: join(dir, 'empty') }
     expect(await resolveConnection({}, { env: empty })).toEqual({
       profileName: 'default',
       baseUrl: DEFAULT_BASE_URL,
+      baseUrlFrom: 'default',
       apiKey: undefined,
     })
   })
@@ -160,7 +162,7 @@ describe('resolveConnection', () => {
 
   it('resolves each field: flags over environment over profile', async () => {
     const withEnv = { ...env, BULA_API_KEY: 'sk_test_env', BULA_BASE_URL: 'http://env' }
-    expect(await resolveConnection({}, { env: withEnv })).toMatchObject({ apiKey: 'sk_test_env', baseUrl: 'http://env' })
+    expect(await resolveConnection({}, { env: withEnv })).toMatchObject({ apiKey: 'sk_test_env', baseUrl: 'http://env', baseUrlFrom: 'environment' })
     expect(await resolveConnection({ apiKey: 'sk_test_flag' }, { env: withEnv })).toMatchObject({
       apiKey: 'sk_test_flag',
       baseUrl: 'http://env',
@@ -168,6 +170,7 @@ describe('resolveConnection', () => {
     expect(await resolveConnection({ baseUrl: 'http://flag' }, { env })).toMatchObject({
       apiKey: 'sk_test_default',
       baseUrl: 'http://flag',
+      baseUrlFrom: 'flag',
     })
   })
 
@@ -198,6 +201,7 @@ describe('resolveConnection', () => {
       apiKey: 'sk_test_env',
       publishableKey: 'pk_test_env',
       baseUrl: 'http://env',
+      baseUrlFrom: 'environment',
     })
   })
 
@@ -212,6 +216,7 @@ describe('resolveConnection', () => {
     expect(await resolveConnection({ profile: 'new' }, { env, allowMissingProfile: true })).toEqual({
       profileName: 'new',
       baseUrl: DEFAULT_BASE_URL,
+      baseUrlFrom: 'default',
       apiKey: undefined,
     })
   })

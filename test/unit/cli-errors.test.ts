@@ -3,6 +3,7 @@ import { Chalk } from 'chalk'
 import { describe, expect, it } from 'vitest'
 import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOrigin } from '../../src/cli/error-report.js'
 import { usageError } from '../../src/cli/usage.js'
+import { DEFAULT_BASE_URL } from '../../src/config/profiles.js'
 import { ApiError } from '../../src/errors.js'
 
 const plain = new Chalk({ level: 0 })
@@ -61,17 +62,20 @@ describe('toErrorReport', () => {
 })
 
 describe('where the address of a connection_failed came from', () => {
-  const connection = { profileName: 'default', baseUrl: 'http://127.0.0.1:4111' }
+  const elsewhere = { profileName: 'ci', baseUrl: 'http://127.0.0.1:4112' }
 
-  it('names the flag, then BULA_BASE_URL, then the profile, in the order the CLI reads them', () => {
-    const elsewhere = { profileName: 'ci', baseUrl: 'http://127.0.0.1:4112' }
-    expect(describeBaseUrlOrigin(elsewhere, { flag: 'http://127.0.0.1:4112', env: 'http://127.0.0.1:9' })).toBe('That address came from --base-url.')
-    expect(describeBaseUrlOrigin(elsewhere, { env: ' http://127.0.0.1:4112\n' })).toBe('That address came from BULA_BASE_URL.')
-    expect(describeBaseUrlOrigin(elsewhere, { env: ' ' })).toBe('That address came from profile "ci"; --profile or --base-url points the CLI at another simulator.')
+  it('names the flag, BULA_BASE_URL or the profile', () => {
+    expect(describeBaseUrlOrigin({ ...elsewhere, baseUrlFrom: 'flag' })).toBe('That address came from --base-url.')
+    expect(describeBaseUrlOrigin({ ...elsewhere, baseUrlFrom: 'environment' })).toBe('That address came from BULA_BASE_URL.')
+    expect(describeBaseUrlOrigin({ ...elsewhere, baseUrlFrom: 'profile' })).toBe(
+      'That address came from profile "ci"; --profile or --base-url points the CLI at another simulator.',
+    )
   })
 
   it('calls the default address that, whether or not a profile holds it too', () => {
-    expect(describeBaseUrlOrigin(connection, {})).toBe('That is the default address; --base-url, BULA_BASE_URL or --profile points the CLI at another simulator.')
+    const defaultText = 'That is the default address; --base-url, BULA_BASE_URL or --profile points the CLI at another simulator.'
+    expect(describeBaseUrlOrigin({ profileName: 'default', baseUrl: DEFAULT_BASE_URL, baseUrlFrom: 'default' })).toBe(defaultText)
+    expect(describeBaseUrlOrigin({ profileName: 'ci', baseUrl: DEFAULT_BASE_URL, baseUrlFrom: 'profile' })).toBe(defaultText)
   })
 
   it('is added to connection_failed only', () => {
