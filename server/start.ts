@@ -12,6 +12,7 @@ import { recordProblem } from './domain/records.js'
 import { allowedHostName } from './domain/urls.js'
 import { registerDeliveryJobs } from './events/delivery.js'
 import { createApp } from './http/app.js'
+import { answerClientErrors } from './http/client-error.js'
 import { registerCheckoutJobs } from './services/checkout-sessions.js'
 import { registerIdempotencyPurge } from './services/idempotency.js'
 import { registerPayoutJobs } from './services/payouts.js'
@@ -124,6 +125,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
   const app = createApp({ ctx, version, log, logRequests: options.logRequests ?? true, listenHost: host })
   const server: Server = app.listen(options.port ?? 4111, host)
+  server.on('clientError', answerClientErrors({ log, logRequests: options.logRequests ?? true }))
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))])
   } catch (error) {

@@ -38,6 +38,10 @@ const CATALOG = {
   live_mode_locked: { status: 403, when: 'the dashboard switched to live mode before verification unlocked it (dashboard only)' },
   not_found: { status: 404, when: 'no such object for this merchant and mode' },
   method_not_allowed: { status: 405, when: 'a method the path does not take', headers: ['Allow'] },
+  request_timeout: {
+    status: 408,
+    when: 'headers that did not arrive within 60 s, or a request within 5 minutes, Node\'s limits (the connection is closed)',
+  },
   invalid_state: { status: 409, when: 'the object is not in a state that allows this' },
   idempotency_key_reused: { status: 409, when: 'the Idempotency-Key was used with a different request' },
   verification_required: { status: 409, when: 'live providers need approved verification' },
@@ -49,6 +53,10 @@ const CATALOG = {
   payload_too_large: { status: 413, when: 'a body over 1 MiB' },
   unsupported_media_type: { status: 415, when: 'a body that is not `application/json`; `param` is `Content-Type`' },
   rate_limited: { status: 429, when: 'too many Checkout Sessions created with this key this minute', headers: ['Retry-After'] },
+  headers_too_large: {
+    status: 431,
+    when: 'a request line and headers over 16 KiB, Node\'s limit (the connection is closed)',
+  },
   injected_fault: {
     status: 503,
     otherStatuses: [500, 502, 504],

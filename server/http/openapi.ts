@@ -187,8 +187,8 @@ const CATALOG_ORDER = Object.keys(ERROR_CODES) as ErrorCode[]
 
 /** What every route of its kind can answer; the spec adds the route's own codes (docs/openapi.md). */
 function commonErrors(method: HttpMethod, auth: RouteAuth, findsById: boolean, writes: boolean, faults = false): ErrorCode[] {
-  // Every route sits behind the Host check (server/http/host-check.ts).
-  const codes: ErrorCode[] = ['invalid_request', 'host_not_allowed', 'internal_error']
+  // Every route sits behind the Host check (server/http/host-check.ts) and Node's parser and timers (server/http/client-error.ts).
+  const codes: ErrorCode[] = ['invalid_request', 'host_not_allowed', 'request_timeout', 'headers_too_large', 'internal_error']
   if (auth !== 'none') codes.push('missing_api_key', 'invalid_api_key')
   // The merchant's own `error` faults (POST /_sim/faults), at the status each was set with.
   if (faults) codes.push('injected_fault')

@@ -1,0 +1,117 @@
+import { once } from 'node:events'
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { answerClientErrors } from '../../server/http/client-error.js'
+import { useTestServer } from '../helpers/http.js'
+
+// docs/simulator.md ("Errors"): a request Node's HTTP parser refuses before
+// Express sees it (headers over Node's 16 KiB, bytes that are no HTTP)
+// answers with the error envelope and an X-Request-Id, as every other refusal.
+
+const logLines: string[] = []
+const server = useTestServer({ logRequests: true, log: (line) => logLines.push(line) })
+
+interface RawAnswer {
+  statusLine: string
+  headers: Record<string, string>
+  body: string
+}
+
+/** Sends `bytes` on a fresh connection and reads until the server closes it. */
+function sendRaw(bytes: string, baseUrl = server().baseUrl): Promise<RawAnswer> {
+  const url = new URL(baseUrl)
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes))
+    let text = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (text += chunk))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n', 2)
+      const [statusLine = '', ...lines] = head.split('\r\n')
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
+      resolve({ statusLine, headers, body })
+    })
+  })
+}
+
+describe('requests Node cannot read', () => {
+  it('answers headers over 16 KiB with 431 headers_too_large naming the limit, as JSON with a request id', async () => {
+    const answer = await sendRaw(`GET /v1/merchants/me HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+    expect(answer.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large')
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close', 'x-request-id': expect.stringMatching(/^req_/) })
+    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body))
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { code: 'headers_too_large', message: 'The request line and headers are larger than 16 KiB; send fewer or shorter headers.' },
+    })
+    expect(logLines).toContainEqual(expect.stringContaining(`431 ${answer.headers['x-request-id']}`))
+  })
+
+  it('answers a request that is not HTTP with 400 invalid_request', async () => {
+    const answer = await sendRaw('HELLO THERE\r\n\r\n')
+    expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request')
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close', 'x-request-id': expect.stringMatching(/^req_/) })
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_request', message: expect.stringMatching(/^The request could not be read as HTTP/) } })
+  })
+
+  it('answers a header with a character HTTP forbids with 400 invalid_request', async () => {
+    const answer = await sendRaw('GET /_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Bad: a\u0001b\r\n\r\n')
+    expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request')
+    expect(JSON.parse(answer.body).error.code).toBe('invalid_request')
+  })
+
+  it('answers a body whose chunked encoding breaks with 400 invalid_request, while its route waits for the body', async () => {
+    const answer = await sendRaw('POST /_sim/merchants HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n')
+    expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request')
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_request', message: 'The request could not be read as HTTP: Invalid character in chunk size.' } })
+  })
+
+  it('writes nothing of its own after a response already under way on the connection', async () => {
+    // The first request is answered; the garbage pipelined behind it gets no second, made-up answer.
+    const answer = await sendRaw('GET /_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nHELLO THERE\r\n\r\n')
+    expect(answer.statusLine).toMatch(/^HTTP\/1\.1 200 /)
+    expect(answer.body).not.toContain('invalid_request')
+  })
+})
+
+describe('errors Node raises on a connection without a parse', () => {
+  /** A plain TCP server whose every connection meets the listener with `error`, as Node's request timer or a reset would. */
+  async function serverRaising(error: Error & { code: string }): Promise<{ baseUrl: string; close: () => void }> {
+    const answer = answerClientErrors({ log: () => {}, logRequests: false })
+    const sockets = new Set<Socket>()
+    const tcp = createServer((socket) => {
+      sockets.add(socket)
+      answer(error, socket)
+    })
+    tcp.listen(0, '127.0.0.1')
+    await once(tcp, 'listening')
+    return {
+      baseUrl: `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`,
+      close: () => {
+        for (const socket of sockets) socket.destroy()
+        tcp.close()
+      },
+    }
+  }
+
+  it('answers a request that did not arrive in time with 408 request_timeout', async () => {
+    const tcp = await serverRaising(Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }))
+    try {
+      const answer = await sendRaw('GET / HTTP/1.1\r\n', tcp.baseUrl)
+      expect(answer.statusLine).toBe('HTTP/1.1 408 Request Timeout')
+      expect(JSON.parse(answer.body).error.code).toBe('request_timeout')
+    } finally {
+      tcp.close()
+    }
+  })
+
+  it('writes nothing to a connection the client reset, and closes it', async () => {
+    const tcp = await serverRaising(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))
+    try {
+      const answer = await sendRaw('GET / HTTP/1.1\r\n', tcp.baseUrl)
+      expect(answer).toEqual({ statusLine: '', headers: {}, body: '' })
+    } finally {
+      tcp.close()
+    }
+  })
+})
