@@ -230,6 +230,34 @@ describe('bad input', () => {
       }
     }
   })
+
+  // As on /v1, where a query the route does not declare is 400 invalid_request naming it: once the Payouts page did, the others ignored it.
+  it.each([
+    ['/dashboard/sessions', 'status=pending'],
+    ['/dashboard/invoices', 'status=draft'],
+    ['/dashboard/payouts', 'page=1'],
+    ['/dashboard/events', 'type=checkout_session.succeeded'],
+    ['/dashboard/events/rows', 'type=checkout_session.succeeded'],
+    ['/dashboard/webhooks', ''],
+    ['/dashboard/developers', ''],
+    ['/dashboard/outbox', ''],
+    ['/dashboard/faults', ''],
+    ['/dashboard/doctor', 'since=1h'],
+  ])('%s answers an unknown query parameter with a 400 page naming it, and takes its own (%s)', async (path, known) => {
+    const { keys } = await busyMerchant()
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const refused = await agent.get(`${path}?${known === '' ? '' : `${known}&`}colour=blue`)
+    expect(refused.status).toBe(400)
+    expect(refused.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(refused.html).toContain('Unknown query parameter `colour`.')
+    expect((await agent.get(known === '' ? path : `${path}?${known}`)).status).toBe(200)
+  })
+
+  it('a page that reads no query refuses one too; an unknown dashboard page with a query is still not found', async () => {
+    const agent = await DashboardAgent.signIn(base, (await signupMerchant(base)).keys.secret)
+    expect((await agent.get('/dashboard/settings?colour=blue')).status).toBe(400)
+    expect((await agent.get('/dashboard/nowhere?colour=blue')).status).toBe(404)
+  })
 })
 
 describe('keys and URLs', () => {

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express'
+import { z } from 'zod'
 import { ApiError } from '../../../src/errors.js'
 import type { Mode } from '../../../src/schemas/index.js'
 import { apiError } from '../../domain/error-catalog.js'
@@ -8,6 +9,7 @@ import type { Caller, ServiceContext } from '../../context.js'
 import { keyStillUsable } from '../../services/api-keys.js'
 import { escapeHtml, safe, type SafeHtml, type TemplateValue } from '../../templates.js'
 import { htmlPageHeaders } from '../pages/headers.js'
+import { parseWith } from '../validate.js'
 import type { DashboardSession, DashboardSessions, Flash } from './sessions.js'
 
 /** Where the dashboard is mounted; every link and form action starts with it. */
@@ -162,6 +164,19 @@ function urlencodedInput(req: Request): ActionInput {
   return { fields, files: {} }
 }
 
+/**
+ * A check that a request's query holds only `names`, the parameters its page
+ * reads: any other is 400 invalid_request naming it, as on /v1, whose routes
+ * refuse a query parameter they do not declare. A mistyped filter
+ * (`?stauts=paid`) says so instead of showing the whole list.
+ */
+export function strictQuery(names: readonly string[]): (req: Request) => void {
+  const schema = z.strictObject(Object.fromEntries(names.map((name) => [name, z.unknown().optional()])))
+  return (req) => {
+    parseWith(schema, req.query, 'query')
+  }
+}
+
 /** A form's way back after an error: only a path inside the dashboard, never another site. */
 function backPath(value: string | undefined): string {
   return value !== undefined && (value === DASHBOARD_BASE || value.startsWith(`${DASHBOARD_BASE}/`)) && !value.startsWith('//')
@@ -269,12 +284,19 @@ export class DashboardKit {
     return this.badge(status, STATUS_TONES[status] ?? 'quiet')
   }
 
-  /** A page: only with a session; the layout, navigation and flash come from here. */
-  page(router: Router, path: string, handler: PageHandler): void {
+  /**
+   * A page: only with a session; the layout, navigation and flash come from
+   * here. `query` names the query parameters the page reads (none unless
+   * given); `'any'` is only for the catch-all, which is no page, so its
+   * answer is 404 whatever the query.
+   */
+  page(router: Router, path: string, handler: PageHandler, { query = [] }: { query?: readonly string[] | 'any' } = {}): void {
+    const checkQuery = query === 'any' ? () => {} : strictQuery(query)
     router.get(path, async (req, res) => {
       const dash = this.signedIn(req, res)
       if (!dash) return
       try {
+        checkQuery(req)
         const page = await handler(req, dash)
         this.send(res, dash, page)
       } catch (error) {

@@ -141,9 +141,14 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
   registerFaultsPages(kit, router)
   registerDoctorPages(kit, router)
 
-  kit.page(router, '/*splat', () => {
-    throw apiError('not_found', 'No such dashboard page.')
-  })
+  kit.page(
+    router,
+    '/*splat',
+    () => {
+      throw apiError('not_found', 'No such dashboard page.')
+    },
+    { query: 'any' },
+  )
   return router
 }
 

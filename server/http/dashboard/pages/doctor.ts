@@ -2,7 +2,7 @@ import type { Request, Router } from 'express'
 import { formatDuration, parseDuration } from '../../../../src/duration.js'
 import type { DoctorFinding } from '../../../../src/schemas/index.js'
 import { doctorReport } from '../../../services/doctor.js'
-import { dashPath, type DashboardKit } from '../kit.js'
+import { dashPath, type DashboardKit, type PageHandler } from '../kit.js'
 import { formatTime } from '../../../../src/time.js'
 
 /** The windows the page offers, as `bula doctor --since` writes them; empty is everything. */
@@ -36,7 +36,7 @@ export function registerDoctorPages(kit: DashboardKit, router: Router): void {
       fix: item.fix,
     })
 
-  kit.page(router, '/doctor', (req, dash) => {
+  const reportPage: PageHandler = (req, dash) => {
     const since = sinceOf(req)
     const report = doctorReport(ctx, dash.caller, { sinceMs: since === '' ? undefined : parseDuration(since) })
     const { checked } = report
@@ -54,5 +54,6 @@ export function registerDoctorPages(kit: DashboardKit, router: Router): void {
         findings: report.findings.length === 0 ? kit.render('empty', { text: 'No findings: nothing in this traffic breaks a rule doctor checks.' }) : kit.join(report.findings.map(finding)),
       }),
     }
-  })
+  }
+  kit.page(router, '/doctor', reportPage, { query: ['since'] })
 }

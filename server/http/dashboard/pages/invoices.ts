@@ -29,7 +29,7 @@ import {
 } from '../../../services/invoices.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, errorFlash, type Dash, type DashboardKit, type PageResult } from '../kit.js'
+import { dashPath, errorFlash, type Dash, type DashboardKit, type PageHandler, type PageResult } from '../kit.js'
 import { formatDay, formatTime } from '../../../../src/time.js'
 import { formatFjd, parseUnitPrice } from '../../../../src/money.js'
 
@@ -135,6 +135,9 @@ interface InvoicesFilter {
   startingAfter: string
 }
 
+/** The names of the filter in the address. */
+const INVOICES_QUERY = ['status', 'starting_after']
+
 function filterOf(req: Request): InvoicesFilter {
   const text = (name: string): string => {
     const value = req.query[name]
@@ -231,7 +234,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
   const statusOptions = (selected: string): SafeHtml =>
     kit.options([{ value: '', label: 'All statuses' }, ...invoiceStatusSchema.options.map((status) => ({ value: status, label: status }))], selected)
 
-  kit.page(router, '/invoices', (req, dash) => {
+  const listPage: PageHandler = (req, dash) => {
     const refused = businessOnly(dash)
     if (refused) return refused
     const { mode } = dash.caller
@@ -282,7 +285,8 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
         }),
       }),
     }
-  })
+  }
+  kit.page(router, '/invoices', listPage, { query: INVOICES_QUERY })
 
   kit.action(router, '/invoices', (_req, dash, input) => {
     requireBusiness(dash.caller)

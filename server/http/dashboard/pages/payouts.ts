@@ -16,7 +16,7 @@ import { getPayout, listPayouts, requestPayout } from '../../../services/payouts
 import { safe } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
 import { renderBalanceChart } from '../chart.js'
-import { dashPath, type DashboardKit } from '../kit.js'
+import { dashPath, type DashboardKit, type PageHandler } from '../kit.js'
 import { formatTime } from '../../../../src/time.js'
 import { eventsAbout, eventsTable } from './sessions.js'
 import { formatFjd } from '../../../../src/money.js'
@@ -98,7 +98,7 @@ function progressOf(payout: Payout): string {
 export function registerPayoutsPages(kit: DashboardKit, router: Router): void {
   const { ctx } = kit
 
-  kit.page(router, '/payouts', (req, dash) => {
+  const listPage: PageHandler = (req, dash) => {
     const { merchant, mode } = dash.caller
     const { page = 1 } = parseWith(payoutsQuerySchema, req.query, 'query')
     const schedule = merchant.settings.payoutSchedule
@@ -177,7 +177,8 @@ export function registerPayoutsPages(kit: DashboardKit, router: Router): void {
         pager: kit.pager('payouts', pageLinks),
       }),
     }
-  })
+  }
+  kit.page(router, '/payouts', listPage, { query: Object.keys(payoutsQuerySchema.shape) })
 
   kit.page(router, '/payouts/:id', (req, dash) => {
     const payout = getPayout(ctx, dash.caller, String(req.params.id))

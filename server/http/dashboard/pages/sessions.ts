@@ -16,7 +16,7 @@ import { listEvents } from '../../../events/event-log.js'
 import { cancelSession, getSession, listSessions, sessionOfCaller } from '../../../services/checkout-sessions.js'
 import { safe, type SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, errorFlash, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, errorFlash, type Dash, type DashboardKit, type PageHandler } from '../kit.js'
 import { formatTime } from '../../../../src/time.js'
 import { formatFjd, formatMoney } from '../../../../src/money.js'
 
@@ -36,6 +36,9 @@ interface SessionsFilter {
   limit: string
   cursor: string
 }
+
+/** The names of the filter in the address. */
+const SESSIONS_QUERY: readonly (keyof SessionsFilter)[] = ['status', 'from', 'to', 'limit', 'cursor']
 
 function filterOf(req: Request): SessionsFilter {
   const text = (name: keyof SessionsFilter): string => {
@@ -121,7 +124,7 @@ export function registerSessionsPages(kit: DashboardKit, router: Router): void {
     return kit.pager('Checkout Sessions', links)
   }
 
-  kit.page(router, '/sessions', (req, dash) => {
+  const listPage: PageHandler = (req, dash) => {
     const { mode } = dash.caller
     const filter = filterOf(req)
     let list: CheckoutSessionList | undefined
@@ -166,7 +169,8 @@ export function registerSessionsPages(kit: DashboardKit, router: Router): void {
         pager: list ? pager(filter, list.nextCursor) : safe(''),
       }),
     }
-  })
+  }
+  kit.page(router, '/sessions', listPage, { query: SESSIONS_QUERY })
 
   const cancelForm = (dash: Dash, session: CheckoutSession): SafeHtml =>
     kit.form(dash, {

@@ -15,7 +15,7 @@ import { getEvent, listEvents, resendEvent } from '../../../events/event-log.js'
 import { deleteEndpoint, listEndpoints, registerEndpoint, rotateEndpointSecret } from '../../../services/webhook-endpoints.js'
 import type { SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, type Dash, type DashboardKit } from '../kit.js'
+import { dashPath, strictQuery, type Dash, type DashboardKit, type PageHandler } from '../kit.js'
 import { formatTime } from '../../../../src/time.js'
 import { plural } from '../../../../src/plural.js'
 
@@ -48,6 +48,10 @@ const objectIdOf = (event: Event): string => {
   const id = event.data.object.id
   return typeof id === 'string' ? id : '—'
 }
+
+/** The names of the events list's query in the address. */
+const EVENTS_QUERY = ['type', 'limit', 'starting_after']
+const checkEventsQuery = strictQuery(EVENTS_QUERY)
 
 /** The events list's query from the address: an empty type is "all types". */
 function eventsQueryOf(req: Request): ListEventsQuery {
@@ -194,7 +198,7 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
     })
   }
 
-  kit.page(router, '/events', (req, dash) => {
+  const eventsPage: PageHandler = (req, dash) => {
     const query = eventsQueryOf(req)
     const options = kit.options([{ value: '', label: 'All types' }, ...EVENT_TYPES.map((type) => ({ value: type, label: type }))], query.type ?? '')
     return {
@@ -207,7 +211,8 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
         rows: eventRows(dash, query),
       }),
     }
-  })
+  }
+  kit.page(router, '/events', eventsPage, { query: EVENTS_QUERY })
 
   // The live refresh's source: a fragment, not a page of the layout, but still only with a session.
   router.get('/events/rows', (req, res) => {
@@ -215,6 +220,7 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
     if (!dash) return
     let rows: SafeHtml
     try {
+      checkEventsQuery(req)
       rows = eventRows(dash, eventsQueryOf(req))
     } catch (error) {
       kit.sendError(res, dash, error)
