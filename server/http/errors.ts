@@ -65,17 +65,24 @@ export function refuseUntakenOptions(router: Router): Router {
   return router
 }
 
-/** The one place an error becomes a response: the spec's envelope, never a stack trace. */
+/**
+ * What an error a request ran into tells its client: an ApiError as thrown
+ * (a refused write too, 503 storage_unavailable: the store logged the
+ * disk's reason), a framework's client error as its catalogued code;
+ * undefined for anything else, a bug.
+ */
+export function clientErrorOf(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error
+  return typeof error === 'object' && error !== null ? fromFrameworkError(error as FrameworkError) : undefined
+}
+
+/** The one place an error becomes a JSON response: the spec's envelope, never a stack trace. */
 export function errorHandler(log: (line: string) => void): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
-    let answer: ApiError
-    // A refused write is an ApiError too (503 storage_unavailable); the store logged the disk's reason.
-    if (error instanceof ApiError) answer = error
-    else {
-      answer =
-        (typeof error === 'object' && error !== null && fromFrameworkError(error as FrameworkError)) ||
-        apiError('internal_error', 'Something went wrong in the simulator.')
-      if (answer.status === 500) log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    let answer = clientErrorOf(error)
+    if (!answer) {
+      log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+      answer = apiError('internal_error', 'Something went wrong in the simulator.')
     }
     if (res.headersSent) return
     for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value)

@@ -253,6 +253,20 @@ describe('bad input', () => {
     expect((await agent.get(known === '' ? path : `${path}?${known}`)).status).toBe(200)
   })
 
+  it('a form over its limit, or in another charset, gets the dashboard\'s error page in its layout, with the status and code', async () => {
+    const agent = await DashboardAgent.signIn(base, (await signupMerchant(base)).keys.secret)
+    const large = await agent.post('/dashboard/settings', { displayName: 'x'.repeat(70_000) })
+    expect(large.status).toBe(413)
+    expect(large.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(large.html).toContain('<p>The body is larger than 64 KiB.</p>')
+    expect(large.html).toContain('<code>payload_too_large</code>')
+    expect(large.html).toContain('aria-current="page"')
+    const utf7 = await agent.post('/dashboard/settings', { displayName: 'x' }, { 'content-type': 'application/x-www-form-urlencoded; charset=utf-7' })
+    expect([utf7.status, utf7.html.includes('<code>invalid_request</code>')]).toEqual([400, true])
+    const undecodable = await agent.get('/dashboard/sessions/%E0%A4%A')
+    expect([undecodable.status, undecodable.headers.get('content-type')?.startsWith('text/html')]).toEqual([400, true])
+  })
+
   it('a page that reads no query refuses one too; an unknown dashboard page with a query is still not found', async () => {
     const agent = await DashboardAgent.signIn(base, (await signupMerchant(base)).keys.secret)
     expect((await agent.get('/dashboard/settings?colour=blue')).status).toBe(400)

@@ -226,14 +226,20 @@ describe('__proto__ keys in JSON bodies', () => {
     expect(response.body.error.param).toBe('metadata.a[300000].__proto__')
   })
 
-  it('names the limit a form exceeds, and says what is wrong with a form of too many fields or a charset other than UTF-8', async () => {
-    const form = (body: string, type = 'application/x-www-form-urlencoded') => call(server().baseUrl, 'POST', '/dashboard/sign-in', { rawBody: body, headers: { 'content-type': type } })
-    const large = await form(`key=${'a'.repeat(20_000)}`)
-    expect([large.status, large.body.error]).toEqual([413, { code: 'payload_too_large', message: 'The body is larger than 16 KiB.' }])
-    const many = await form(Array.from({ length: 1500 }, (_, i) => `f${i}=1`).join('&'))
-    expect([many.status, many.body.error]).toEqual([413, { code: 'payload_too_large', message: 'The form has too many fields.' }])
-    const utf7 = await form('key=x', 'application/x-www-form-urlencoded; charset=utf-7')
-    expect([utf7.status, utf7.body.error]).toEqual([400, { code: 'invalid_request', message: 'The charset utf-7 is not supported; send the body as UTF-8.' }])
+  it('names the limit a form exceeds, and says what is wrong with a form of too many fields or a charset other than UTF-8, on the dashboard\'s HTML error page', async () => {
+    const form = async (body: string, type = 'application/x-www-form-urlencoded') => {
+      const answer = await call(server().baseUrl, 'POST', '/dashboard/sign-in', { rawBody: body, headers: { 'content-type': type } })
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html/)
+      expect(answer.headers.get('content-security-policy')).toContain("default-src 'none'")
+      return [answer.status, /<p>([^<]*)<\/p>/.exec(answer.body as string)?.[1], /<code>([^<]*)<\/code>/.exec(answer.body as string)?.[1]]
+    }
+    expect(await form(`key=${'a'.repeat(20_000)}`)).toEqual([413, 'The body is larger than 16 KiB.', 'payload_too_large'])
+    expect(await form(Array.from({ length: 1500 }, (_, i) => `f${i}=1`).join('&'))).toEqual([413, 'The form has too many fields.', 'payload_too_large'])
+    expect(await form('key=x', 'application/x-www-form-urlencoded; charset=utf-7')).toEqual([
+      400,
+      'The charset utf-7 is not supported; send the body as UTF-8.',
+      'invalid_request',
+    ])
   })
 
   it('keeps the 1 MiB limit and the malformed-JSON answer', async () => {

@@ -8,6 +8,7 @@ import { runCommitted } from '../handle.js'
 import type { Caller, ServiceContext } from '../../context.js'
 import { keyStillUsable } from '../../services/api-keys.js'
 import { escapeHtml, safe, type SafeHtml, type TemplateValue } from '../../templates.js'
+import { clientErrorOf } from '../errors.js'
 import { htmlPageHeaders } from '../pages/headers.js'
 import { parseWith } from '../validate.js'
 import type { DashboardSession, DashboardSessions, Flash } from './sessions.js'
@@ -341,12 +342,24 @@ export class DashboardKit {
     })
   }
 
-  /** The request's session and Caller; without one, a GET goes to sign-in and anything else gets 403. */
-  signedIn(req: Request, res: Response): Dash | undefined {
+  /** The request's session and Caller, while its session lasts: only while the key it signed in with still authenticates. */
+  private dashOf(req: Request): Dash | undefined {
     const session = this.sessions.find(readCookie(req, SESSION_COOKIE) ?? '')
     const merchant = session && this.ctx.store.get('merchants', session.merchantId)
-    // A session lasts only while the key it signed in with still authenticates (revoked, or past its overlap: signed out).
-    if (!session || !merchant || !keyStillUsable(this.ctx, session.key)) {
+    if (!session || !merchant || !keyStillUsable(this.ctx, session.key)) return undefined
+    // Live pages only while live mode is unlocked (an import or reset may have changed that).
+    if (session.mode === 'live' && !merchant.liveUnlocked) session.mode = 'test'
+    const caller: Caller = { merchant, key: session.key, mode: session.mode }
+    return { caller, session, now: this.ctx.clock.now(merchant.id), here: req.originalUrl }
+  }
+
+  /** The request's session and Caller; without one, a GET goes to sign-in and anything else gets 403. */
+  signedIn(req: Request, res: Response): Dash | undefined {
+    const dash = this.dashOf(req)
+    if (!dash) {
+      // A session whose key was revoked, or is past its overlap, is signed out.
+      const session = this.sessions.find(readCookie(req, SESSION_COOKIE) ?? '')
+      const merchant = session && this.ctx.store.get('merchants', session.merchantId)
       if (session) this.sessions.end(session.id)
       // The sign-in form then says why, so that revoking one's own key does not look like a fault.
       const signIn = dashPath(session && merchant ? `/sign-in?ended=${SIGNED_OUT_KEY_ENDED}` : '/sign-in')
@@ -357,10 +370,7 @@ export class DashboardKit {
       }
       return undefined
     }
-    // Live pages only while live mode is unlocked (an import or reset may have changed that).
-    if (session.mode === 'live' && !merchant.liveUnlocked) session.mode = 'test'
-    const caller: Caller = { merchant, key: session.key, mode: session.mode }
-    return { caller, session, now: this.ctx.clock.now(merchant.id), here: req.originalUrl }
+    return dash
   }
 
   /**
@@ -380,16 +390,35 @@ export class DashboardKit {
     res.status(page.status ?? 200).type('html').send(this.layout(dash, page, flash))
   }
 
-  sendError(res: Response, dash: Dash, error: unknown): void {
+  /** The error page for `error`: its status, message and code; a bug's stack goes to the log, never the page. */
+  private errorPage(error: unknown): PageResult & { status: number } {
     const status = error instanceof ApiError ? error.status : 500
     if (status === 500) this.ctx.log(`dashboard error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
     const message = errorFlash(error)?.text ?? 'Something went wrong in the simulator; the details are in its log.'
-    this.send(res, dash, {
+    const code = error instanceof ApiError ? error.code : 'internal_error'
+    return {
       status,
       title: status === 404 ? 'Not found' : 'Something went wrong',
       section: 'overview',
-      content: this.render('error', { heading: status === 404 ? 'Not found' : 'That did not work', message }),
-    })
+      content: this.render('error', { heading: status === 404 ? 'Not found' : 'That did not work', message, code }),
+    }
+  }
+
+  sendError(res: Response, dash: Dash, error: unknown): void {
+    this.send(res, dash, this.errorPage(error))
+  }
+
+  /**
+   * An error met before a page or form ran (a form over its limit, a charset
+   * other than UTF-8, a path that does not decode): the error page, with the
+   * status and code the API would answer, in the layout when the request has
+   * a session. A browser shows a page, not the API's JSON.
+   */
+  sendEarlyError(req: Request, res: Response, error: unknown): void {
+    const page = this.errorPage(clientErrorOf(error) ?? error)
+    const dash = this.dashOf(req)
+    if (dash) this.send(res, dash, page)
+    else res.status(page.status).type('html').send(this.bare(page.title, page.content))
   }
 
   private layout(dash: Dash, page: PageResult, flash: Flash | null): string {

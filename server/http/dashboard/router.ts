@@ -1,5 +1,5 @@
 import { apiError } from '../../domain/error-catalog.js'
-import express, { Router, type Request, type Response } from 'express'
+import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express'
 import { dashboardLoginLinkSchema, emptyBodySchema, modeSchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { parseKeyPrefix } from '../../domain/api-key.js'
@@ -109,7 +109,8 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
     const body = (req.body ?? {}) as Record<string, unknown>
     if (session && !(sameToken(typeof body._csrf === 'string' ? body._csrf : '', session.csrfToken) && sameOrigin(req))) {
       // Another site must not be able to sign you out either.
-      res.status(403).type('html').send(kit.bare('Sign out', kit.render('error', { heading: 'Not signed out', message: 'This form has expired. Reload the page and try again.' })))
+      const content = kit.render('error', { heading: 'Not signed out', message: 'This form has expired. Reload the page and try again.', code: 'csrf_failed' })
+      res.status(403).type('html').send(kit.bare('Sign out', content))
       return
     }
     if (session) sessions.end(session.id)
@@ -149,6 +150,11 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
     },
     { query: 'any' },
   )
+  // Errors raised before a page or form runs (its form parser, a path that does not percent-decode): an HTML page, not the API's JSON.
+  const earlyErrors: ErrorRequestHandler = (error: unknown, req, res, _next) => {
+    if (!res.headersSent) kit.sendEarlyError(req, res, error)
+  }
+  router.use(earlyErrors)
   return router
 }
 
