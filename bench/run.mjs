@@ -49,6 +49,13 @@ const SECRET_KEYS = 40
 const BUILD_CONNECTIONS = 50
 const COLD_START_RUNS = 10
 const READY_RUNS = 3
+/**
+ * The memory target is judged after this many creates on a fresh start at
+ * the point, as the outside harness of issue 18 measured it (after a burst
+ * of 98,720): the runs above are timed, so what they add grows with the
+ * machine's speed (185,000 sessions on one day, 407,000 on a quicker one).
+ */
+const MEMORY_LOAD_CREATES = 100_000
 /** How long the create burst may run to bring about a compaction before the probe gives up. */
 const BURST_LIMIT_SECONDS = 300
 
@@ -404,13 +411,22 @@ async function main() {
         peakRssMb: mb(afterRuns.peakRss),
       })
       console.log(`  memory: RSS ${point.rssAfterStartMb} MB after start, ${point.rssAfterRunsMb} MB after the runs (${point.rssAfterGcMb} MB after a full GC); the runs made ${point.madeByRuns.toLocaleString('en')} sessions more`)
-      if (stored === AT) {
-        // On a fresh copy again, without the runs' creates: the burst's compaction then rewrites the point's data and its own.
+      // The next phases each start on a fresh copy of the point's file, without the runs' creates.
+      const restartOnFreshCopy = async () => {
         await sim.close()
         await removeDataFile(dataFile)
         await copyFile(builtFile, dataFile)
         sim = await startChild('sim-server.mjs', [dataFile])
         await startUpScan(sim.baseUrl, secrets[0])
+      }
+      await restartOnFreshCopy()
+      await createMore(sim.baseUrl, secrets, MEMORY_LOAD_CREATES)
+      const afterLoad = await sim.ask({ type: 'memory' }, 'memory')
+      Object.assign(point, { rssAfterLoadMb: mb(afterLoad.rss), rssAfterLoadGcMb: mb(afterLoad.rssAfterGc) })
+      console.log(`  memory after ${MEMORY_LOAD_CREATES.toLocaleString('en')} creates on a fresh start: RSS ${point.rssAfterLoadMb} MB (${point.rssAfterLoadGcMb} MB after a full GC)`)
+      if (stored === AT) {
+        // The burst's compaction then rewrites the point's data and its own.
+        await restartOnFreshCopy()
         extras.stall = await stallDuringCompaction(sim, dataFile, secrets)
         const { stall } = extras
         console.log(
@@ -467,7 +483,12 @@ function evaluate({ rows, points, stall, ...extras }) {
       measured: stall.compacted ? `probe ${stall.probeMaxMs} ms, event loop ${stall.loopMaxMs} ms (own work at most ${stall.workMaxMs ?? '?'} ms)` : `no compaction in ${stall.burstSeconds} s`,
       met: stall.compacted && stallMs <= TARGETS.stallMs,
     },
-    { issue: 18, target: `RSS < 400 MB, ${n(AT)} stored, after the load runs (as found, no forced GC)`, measured: `${point(AT).rssAfterRunsMb} MB (${point(AT).rssAfterGcMb} MB after a full GC)`, met: point(AT).rssAfterRunsMb < TARGETS.rssMb },
+    {
+      issue: 18,
+      target: `RSS < 400 MB, ${n(AT)} stored, after ${n(MEMORY_LOAD_CREATES)} creates (as found, no forced GC)`,
+      measured: `${point(AT).rssAfterLoadMb} MB (${point(AT).rssAfterLoadGcMb} MB after a full GC; after the timed runs, ${n(point(AT).madeByRuns)} creates: ${point(AT).rssAfterRunsMb} MB)`,
+      met: point(AT).rssAfterLoadMb < TARGETS.rssMb,
+    },
     { issue: 18, target: `growth: time-to-ready ${n(AT)} → ${n(last)} at most linear (≤ ${dataGrowth}×)`, measured: `${readyGrowth.toFixed(2)}×`, met: readyGrowth <= dataGrowth },
     { issue: 18, target: `growth: create req/s flat, ${n(first)} stored ≤ ${TARGETS.createGrowth}× ${n(last)} stored`, measured: `${flat.toFixed(2)}×`, met: flat <= TARGETS.createGrowth },
     { issue: 18, target: `create ≥ 0.6× the same-run baseline, ${n(AT)} stored (worse of the two)`, measured: `${worstAt.toFixed(2)}×`, met: worstAt >= TARGETS.createVsBaseline },
@@ -500,7 +521,7 @@ function renderTable(report) {
     `- data file: ${growth('dataFileMb', 1)} MB`,
     `- \`bula serve\` time-to-ready (median of ${READY_RUNS}): ${growth('readyMs')} ms (runs: ${report.points.map((p) => p.readyRuns.join('/')).join(' → ')})`,
     `- start-up work still running after the ready line (locating the lazy collections, the clock's read of the sessions): ${growth('startUpScanMs')} ms more`,
-    `- RSS after start: ${growth('rssAfterStartMb', 1)} MB; after the runs: ${growth('rssAfterRunsMb', 1)} MB (after a full GC: ${growth('rssAfterGcMb', 1)} MB; JS heap ${growth('heapAfterGcMb', 1)} MB)`,
+    `- RSS after start: ${growth('rssAfterStartMb', 1)} MB; after ${n(MEMORY_LOAD_CREATES)} creates: ${growth('rssAfterLoadMb', 1)} MB; after the timed runs (${growth('madeByRuns')} creates): ${growth('rssAfterRunsMb', 1)} MB (after a full GC: ${growth('rssAfterGcMb', 1)} MB; JS heap ${growth('heapAfterGcMb', 1)} MB)`,
     `- create req/s, 10 connections: ${createsAt(10)}; 50 connections: ${createsAt(50)}`,
     `- stall probe at ${n(AT)}: ${stall.compacted ? `a compaction after ${stall.compactedAfterSeconds} s of creates (${n(stall.creates)} creates, journal ${stall.journalMb} MB)` : `no compaction in ${stall.burstSeconds} s`}; longest /_sim/health wait ${stall.probeMaxMs} ms (p99 ${stall.probeP99Ms} ms, ${n(stall.probes)} probes); longest event-loop delay ${stall.loopMaxMs} ms; the simulator's own work ran at most ${stall.workMaxMs ?? '?'} ms at a stretch (main-thread CPU between two 10 ms ticks: a longer delay is the process waiting for a CPU on a loaded machine)`,
     `- \`bula --version\` cold start: ${report.coldStartVersionMs.toFixed(0)} ms; \`bula sessions list\`: ${report.coldStartSessionsListMs.toFixed(0)} ms; the same GET from bench/fetch-sessions.mjs: ${report.coldStartFetchScriptMs.toFixed(0)} ms (medians of ${COLD_START_RUNS}, ${machine.node})`,
