@@ -342,10 +342,14 @@ export class DashboardKit {
     })
   }
 
-  /** The request's session and Caller, while its session lasts: only while the key it signed in with still authenticates. */
-  private dashOf(req: Request): Dash | undefined {
+  /** The session the request's cookie names, if any, and its merchant. */
+  private sessionOf(req: Request): { session?: DashboardSession; merchant?: Caller['merchant'] } {
     const session = this.sessions.find(readCookie(req, SESSION_COOKIE) ?? '')
-    const merchant = session && this.ctx.store.get('merchants', session.merchantId)
+    return { session, merchant: session && this.ctx.store.get('merchants', session.merchantId) }
+  }
+
+  /** The request's session and Caller, while its session lasts: only while the key it signed in with still authenticates. */
+  private dashOf(req: Request, { session, merchant } = this.sessionOf(req)): Dash | undefined {
     if (!session || !merchant || !keyStillUsable(this.ctx, session.key)) return undefined
     // Live pages only while live mode is unlocked (an import or reset may have changed that).
     if (session.mode === 'live' && !merchant.liveUnlocked) session.mode = 'test'
@@ -355,11 +359,10 @@ export class DashboardKit {
 
   /** The request's session and Caller; without one, a GET goes to sign-in and anything else gets 403. */
   signedIn(req: Request, res: Response): Dash | undefined {
-    const dash = this.dashOf(req)
+    const { session, merchant } = this.sessionOf(req)
+    const dash = this.dashOf(req, { session, merchant })
     if (!dash) {
       // A session whose key was revoked, or is past its overlap, is signed out.
-      const session = this.sessions.find(readCookie(req, SESSION_COOKIE) ?? '')
-      const merchant = session && this.ctx.store.get('merchants', session.merchantId)
       if (session) this.sessions.end(session.id)
       // The sign-in form then says why, so that revoking one's own key does not look like a fault.
       const signIn = dashPath(session && merchant ? `/sign-in?ended=${SIGNED_OUT_KEY_ENDED}` : '/sign-in')
