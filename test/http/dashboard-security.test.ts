@@ -253,6 +253,38 @@ describe('bad input', () => {
     expect((await agent.get(known === '' ? path : `${path}?${known}`)).status).toBe(200)
   })
 
+  // /v1 answers a repeated parameter with 400 invalid_request naming it (its schema takes one value); the pages read
+  // only a lone value, so `?status=pending&status=failed` showed the whole list as if no filter were given.
+  it.each([
+    ['/dashboard/sessions', 'status', 'pending'],
+    ['/dashboard/sessions', 'limit', '5'],
+    ['/dashboard/invoices', 'status', 'draft'],
+    ['/dashboard/invoices', 'starting_after', '1'],
+    ['/dashboard/payouts', 'page', '1'],
+    ['/dashboard/events', 'type', 'checkout_session.succeeded'],
+    ['/dashboard/events/rows', 'type', 'checkout_session.succeeded'],
+    ['/dashboard/doctor', 'since', '1h'],
+  ])('%s answers %s given twice with a 400 page naming it', async (path, name, value) => {
+    const { keys } = await busyMerchant()
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const refused = await agent.get(`${path}?${name}=${value}&${name}=${value}`)
+    expect(refused.status).toBe(400)
+    expect(refused.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(refused.html).toContain(`Invalid \`${name}\`: give it once, not 2 times.`)
+    expect(refused.html).toContain('<code>invalid_request</code>')
+  })
+
+  it('names a repeated parameter before an unknown one, as /v1 does', async () => {
+    const { keys, api } = await busyMerchant()
+    const query = 'colour=blue&status=pending&status=failed'
+    const v1 = await api.get(`/v1/checkout-sessions?${query}`)
+    expect([v1.status, v1.body.error.code, v1.body.error.param]).toEqual([400, 'invalid_request', 'status'])
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const refused = await agent.get(`/dashboard/sessions?${query}`)
+    expect(refused.status).toBe(400)
+    expect(refused.html).toContain('Invalid `status`: give it once, not 2 times.')
+  })
+
   it('a form over its limit, or in another charset, gets the dashboard\'s error page in its layout, with the status and code', async () => {
     const agent = await DashboardAgent.signIn(base, (await signupMerchant(base)).keys.secret)
     const large = await agent.post('/dashboard/settings', { displayName: 'x'.repeat(70_000) })

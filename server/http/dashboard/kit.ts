@@ -165,14 +165,23 @@ function urlencodedInput(req: Request): ActionInput {
   return { fields, files: {} }
 }
 
+/** One value of a query parameter: the query parser makes a parameter given twice an array. */
+const singleQueryValue = z.string({
+  error: (issue) => (Array.isArray(issue.input) ? `give it once, not ${issue.input.length} times` : undefined),
+})
+
 /**
  * A check that a request's query holds only `names`, the parameters its page
- * reads: any other is 400 invalid_request naming it, as on /v1, whose routes
- * refuse a query parameter they do not declare. A mistyped filter
- * (`?stauts=paid`) says so instead of showing the whole list.
+ * reads, each once: any other name, or one given twice, is 400
+ * invalid_request naming it, as on /v1, whose routes refuse a query
+ * parameter they do not declare and take one value of each. A mistyped
+ * filter (`?stauts=paid`) or a repeated one (`?status=open&status=paid`)
+ * says so instead of showing the whole list. As on /v1, a repeated name is
+ * reported before an unknown one. An empty value stays the page's to read:
+ * its filter forms send `status=` for "all".
  */
 export function strictQuery(names: readonly string[]): (req: Request) => void {
-  const schema = z.strictObject(Object.fromEntries(names.map((name) => [name, z.unknown().optional()])))
+  const schema = z.strictObject(Object.fromEntries(names.map((name) => [name, singleQueryValue.optional()])))
   return (req) => {
     parseWith(schema, req.query, 'query')
   }
