@@ -440,6 +440,19 @@ describe('Invoices: who may see what', () => {
     expect((await agent.get('/dashboard/invoices/1/pdf')).status).toBe(403)
   })
 
+  // /v1 checks the tier before the query: GET /v1/invoices?x=1 is 403 business_only for an individual, not 400.
+  it('tells an individual merchant about Business accounts before judging the query, as /v1 does', async () => {
+    const { keys } = await signupMerchant(base, 'individual')
+    const v1 = await client(base, keys.secret).get('/v1/invoices?x=1')
+    expect([v1.status, v1.body.error.code]).toEqual([403, 'business_only'])
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    for (const path of ['/dashboard/invoices?x=1', '/dashboard/invoices?status=draft&status=paid', '/dashboard/invoices/1?x=1']) {
+      const page = await agent.get(path)
+      expect(page.status, path).toBe(403)
+      expect(page.html, path).toContain('Invoices need a Business account.')
+    }
+  })
+
   it("gives 404 for another merchant's invoice, on its page, its PDF and its actions", async () => {
     const { draft } = await businessAgent()
     const other = await sentInvoice(base)

@@ -298,16 +298,27 @@ export class DashboardKit {
    * A page: only with a session; the layout, navigation and flash come from
    * here. `query` names the query parameters the page reads (none unless
    * given); `'any'` is only for the catch-all, which is no page, so its
-   * answer is 404 whatever the query.
+   * answer is 404 whatever the query. `guard` returns the page to show
+   * instead when the merchant may not see this one (Invoices for an
+   * individual account); it runs before the query is checked, as on /v1,
+   * where the tier (403 business_only) is checked before the query (400).
    */
-  page(router: Router, path: string, handler: PageHandler, { query = [] }: { query?: readonly string[] | 'any' } = {}): void {
+  page(
+    router: Router,
+    path: string,
+    handler: PageHandler,
+    { query = [], guard }: { query?: readonly string[] | 'any'; guard?: (dash: Dash) => PageResult | undefined } = {},
+  ): void {
     const checkQuery = query === 'any' ? () => {} : strictQuery(query)
     router.get(path, async (req, res) => {
       const dash = this.signedIn(req, res)
       if (!dash) return
       try {
-        checkQuery(req)
-        const page = await handler(req, dash)
+        let page = guard?.(dash)
+        if (!page) {
+          checkQuery(req)
+          page = await handler(req, dash)
+        }
         this.send(res, dash, page)
       } catch (error) {
         this.sendError(res, dash, error)

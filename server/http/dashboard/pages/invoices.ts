@@ -235,8 +235,6 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
     kit.options([{ value: '', label: 'All statuses' }, ...invoiceStatusSchema.options.map((status) => ({ value: status, label: status }))], selected)
 
   const listPage: PageHandler = (req, dash) => {
-    const refused = businessOnly(dash)
-    if (refused) return refused
     const { mode } = dash.caller
     const filter = filterOf(req)
     let list: { invoices: Invoice[]; hasMore: boolean } | undefined
@@ -286,7 +284,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
       }),
     }
   }
-  kit.page(router, '/invoices', listPage, { query: INVOICES_QUERY })
+  kit.page(router, '/invoices', listPage, { query: INVOICES_QUERY, guard: businessOnly })
 
   kit.action(router, '/invoices', (_req, dash, input) => {
     requireBusiness(dash.caller)
@@ -331,9 +329,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
     void: 'Void: it can no longer be paid; its number is never reused.',
   }
 
-  kit.page(router, '/invoices/:id', (req, dash) => {
-    const refused = businessOnly(dash)
-    if (refused) return refused
+  const invoicePage: PageHandler = (req, dash) => {
     const id = String(req.params.id)
     const invoice = getInvoice(ctx, dash.caller, id)
     const record = ownInvoice(ctx, dash.caller, id)
@@ -394,7 +390,8 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
           : kit.render('invoice-pdf', { src: dashPath(`${path}/pdf`), filename: `${invoice.number}.pdf`, title: `PDF of invoice ${label}` }),
       }),
     }
-  })
+  }
+  kit.page(router, '/invoices/:id', invoicePage, { guard: businessOnly })
 
   kit.action(router, '/invoices/:id/edit', (req, dash, input) => {
     requireBusiness(dash.caller)
