@@ -4,7 +4,7 @@ import { BulaClient } from '../client/bula-client.js'
 import { resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
 import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOrigin } from './error-report.js'
-import { STANDARD_OUTPUT } from './files.js'
+import { STANDARD_STREAM } from './files.js'
 import { createColors, formatFields, formatTable, openInBrowser, printJson, type Column } from './output.js'
 import { suggestFlags } from './suggest.js'
 
@@ -106,7 +106,7 @@ export abstract class BaseCommand<T> extends Command {
    * written, and nothing else.
    */
   protected logWrote(file: string, what: string): void {
-    if (file === STANDARD_OUTPUT) this.logToStderr(`Wrote ${what} to standard output.`)
+    if (file === STANDARD_STREAM) this.logToStderr(`Wrote ${what} to standard output.`)
     else this.log(`Wrote ${what} to ${file}.`)
   }
 

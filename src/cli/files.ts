@@ -1,48 +1,66 @@
-import { open, stat, writeFile } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
+import { stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { byteSize } from '../byte-size.js'
 import { ApiError } from '../errors.js'
 import { makePrivate } from '../private-file.js'
 import { usageError } from './usage.js'
 
-/** The file's bytes, or undefined once there are more than `maxBytes`: a device such as /dev/zero never ends. */
-async function readAtMost(file: string, maxBytes: number): Promise<Buffer | undefined> {
-  const handle = await open(file, 'r')
-  try {
-    const chunks: Buffer[] = []
-    let total = 0
-    for (;;) {
-      const { bytesRead, buffer } = await handle.read(Buffer.alloc(1024 * 1024), 0, 1024 * 1024, null)
-      if (bytesRead === 0) return Buffer.concat(chunks)
-      total += bytesRead
-      if (total > maxBytes) return undefined
-      chunks.push(buffer.subarray(0, bytesRead))
-    }
-  } finally {
-    await handle.close()
+/** The file name that means standard input or output, as `cat -` and curl's `-o -` read it. */
+export const STANDARD_STREAM = '-'
+
+/** How a message names the file to read: "standard input" for `-`. */
+export const inputName = (file: string): string => (file === STANDARD_STREAM ? 'standard input' : file)
+
+/**
+ * The chunks' bytes, or undefined once there are more than `maxBytes`: a
+ * device such as /dev/zero, or a program writing into a pipe, may never end.
+ * Leaving the loop early closes the stream.
+ */
+async function readAtMost(chunks: AsyncIterable<Buffer>, maxBytes: number): Promise<Buffer | undefined> {
+  const read: Buffer[] = []
+  let total = 0
+  for await (const chunk of chunks) {
+    total += chunk.length
+    if (total > maxBytes) return undefined
+    read.push(chunk)
   }
+  return Buffer.concat(read)
 }
 
 /**
- * Reads a JSON file of at most `maxBytes`; failures are ApiErrors (exit 1)
- * whose `param` names the argument or flag: `file_unreadable` (missing, a
- * folder) or `invalid_file` (larger, or not JSON). `tooLarge` says what to
- * do with a larger file.
+ * Reads a JSON file of at most `maxBytes`, or standard input for `-`;
+ * failures are ApiErrors (exit 1) whose `param` names the argument or flag:
+ * `file_unreadable` (missing, a folder) or `invalid_file` (larger, or not
+ * JSON). `tooLarge` says what to do with a larger file. `-` is a usage error
+ * (exit 2) when standard input is a terminal, which would wait for typing,
+ * or empty; the message says to pipe `what` (e.g. "a state file") into it.
  */
-export async function readJsonFile(file: string, param: string, { maxBytes, tooLarge }: { maxBytes: number; tooLarge: string }): Promise<unknown> {
+export async function readJsonFile(
+  file: string,
+  param: string,
+  { maxBytes, tooLarge, what, stdin = process.stdin }: { maxBytes: number; tooLarge: string; what: string; stdin?: NodeJS.ReadableStream & { isTTY?: boolean } },
+): Promise<unknown> {
+  const fromStdin = file === STANDARD_STREAM
+  const name = inputName(file)
+  const pipeIt = `pipe ${what} into it, or give a file name instead of -.`
+  if (fromStdin && stdin.isTTY) throw usageError(`Standard input is a terminal: ${pipeIt}`)
   let bytes: Buffer | undefined
   try {
-    bytes = await readAtMost(file, maxBytes)
+    // Chunks of 1 MiB: a 16 MiB file in 16 reads.
+    bytes = await readAtMost((fromStdin ? stdin : createReadStream(file, { highWaterMark: 1024 * 1024 })) as AsyncIterable<Buffer>, maxBytes)
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
-    throw new ApiError(0, 'file_unreadable', `Cannot read ${file}: ${reason}.`, param)
+    throw new ApiError(0, 'file_unreadable', `Cannot read ${name}: ${reason}.`, param)
   }
-  if (bytes === undefined) throw new ApiError(0, 'invalid_file', `${file} is larger than ${byteSize(maxBytes)}: ${tooLarge}`, param)
+  if (bytes === undefined) throw new ApiError(0, 'invalid_file', `${name} is larger than ${byteSize(maxBytes)}: ${tooLarge}`, param)
+  // An empty pipe is most often a command before the | that failed (its error is above), not a file to call "not JSON".
+  if (fromStdin && bytes.length === 0) throw usageError(`Standard input is empty (nothing was piped into it, or the command before | failed): ${pipeIt}`)
   const text = bytes.toString('utf8')
   try {
     return JSON.parse(text) as unknown
   } catch (error) {
-    throw new ApiError(0, 'invalid_file', `${file} is not JSON: ${(error as Error).message}.`, param)
+    throw new ApiError(0, 'invalid_file', `${name} is not JSON: ${(error as Error).message}.`, param)
   }
 }
 
@@ -73,9 +91,6 @@ export async function writeOutputFile(file: string, data: string | Uint8Array, o
   }
 }
 
-/** The file name that means standard output, as curl's `-o -` and most command-line tools read it. */
-export const STANDARD_OUTPUT = '-'
-
 /**
  * Checks, before any work, that standard output can take what `-` as the
  * output file would put there. Not with --json, which prints the command's
@@ -87,7 +102,7 @@ export function checkStandardOutput(
   file: string,
   { given, json, binary, stdout = process.stdout }: { given: string; json: boolean; binary?: string; stdout?: { isTTY?: boolean } },
 ): void {
-  if (file !== STANDARD_OUTPUT) return
+  if (file !== STANDARD_STREAM) return
   if (json) throw usageError(`--json cannot also be provided when ${given}: both would write to standard output.`)
   if (binary !== undefined && stdout.isTTY) {
     throw usageError(`${binary} is binary and standard output is a terminal, which it would garble: redirect it to a file (> file) or pipe it to a program.`)
@@ -99,7 +114,7 @@ export function checkStandardOutput(
  * checkStandardOutput), else to the file as writeOutputFile does.
  */
 export async function writeOutput(file: string, data: string | Uint8Array, options: { force: boolean; param: string; secret?: boolean }): Promise<void> {
-  if (file !== STANDARD_OUTPUT) return writeOutputFile(file, data, options)
+  if (file !== STANDARD_STREAM) return writeOutputFile(file, data, options)
   // Resolved once the bytes are handed on: a large PDF into a slow pipe is not cut short when the command returns.
   await new Promise<void>((resolve, reject) => process.stdout.write(data, (error) => (error ? reject(error) : resolve())))
 }

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BulaClient } from '../../src/client/bula-client.js'
 import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, succeed, useServe, type TestMerchant } from '../helpers/cli.js'
-import { BIN } from '../helpers/serve-process.js'
+import { BIN, startServe } from '../helpers/serve-process.js'
 import { expectMode } from '../helpers/platform.js'
 
 const server = useServe()
@@ -19,9 +19,12 @@ afterAll(() => rm(dir, { recursive: true, force: true }))
 
 const api = (merchant: TestMerchant) => new BulaClient({ baseUrl: merchant.env.BULA_BASE_URL, apiKey: merchant.secret })
 
-/** A merchant with one of everything: an endpoint, paid, failed, cancelled and pending sessions, a paid Invoice, a Payout. */
-async function busyMerchant(): Promise<TestMerchant> {
-  const merchant = await signupMerchant(server().baseUrl)
+/**
+ * A merchant with one of everything: an endpoint, paid, failed, cancelled and pending sessions, a paid Invoice, a
+ * Payout. A new one of the file's simulator unless `merchant` is given.
+ */
+async function busyMerchant(merchant?: TestMerchant): Promise<TestMerchant> {
+  merchant ??= await signupMerchant(server().baseUrl)
   const client = api(merchant)
   await client.createWebhookEndpoint({ url: 'http://127.0.0.1:9/hooks' })
   await client.updateSettings({ payoutSchedule: 'manual', displayName: 'Busy Bula' })
@@ -57,6 +60,8 @@ async function apiView(merchant: TestMerchant) {
 }
 
 describe('bula state', () => {
+  const hasScript = spawnSync('script', ['--version']).status === 0
+
   it('round-trips the merchant through export, reset and import: the API shows the same before and after', async () => {
     const merchant = await busyMerchant()
     const before = await apiView(merchant)
@@ -123,6 +128,101 @@ describe('bula state', () => {
     expect(parseJsonOutput(json)).toEqual({ error: { code: 'invalid_usage', message: expect.stringContaining('--json cannot also be provided when FILE is -') } })
   })
 
+  it('copies a merchant to another simulator in one line: export - | import -', async () => {
+    // The same merchant (id and key) in two simulators: both start from a file that holds it, and nothing else of it.
+    const origin = path.join(dir, 'origin.json')
+    const first = await startServe({ memory: true, args: ['--export-on-exit', origin] })
+    const merchant = await signupMerchant(first.baseUrl)
+    expect(await first.stop()).toBe(0)
+    const both = { memory: true, args: ['--import', origin] }
+    const [source, target] = await Promise.all([startServe(both), startServe(both)])
+    try {
+      const at = (baseUrl: string): TestMerchant => ({ ...merchant, env: { BULA_BASE_URL: baseUrl, BULA_API_KEY: merchant.secret } })
+      const before = await apiView(await busyMerchant(at(source.baseUrl)))
+      expect((await apiView(at(target.baseUrl))).sessions.data).toEqual([])
+
+      // The key comes from the environment on both sides, the address from it on the left and from --base-url on the right.
+      const copied = await execa('sh', ['-c', `node "${BIN}" state export - | node "${BIN}" state import - --base-url ${target.baseUrl} --json`], {
+        env: { ...at(source.baseUrl).env, BULA_CONFIG_DIR: cliConfigDir() },
+        reject: false,
+      })
+      expect(copied.exitCode, copied.stderr).toBe(0)
+      const { imported } = parseJsonOutput<{ imported: number }>(copied)
+      expect(parseJsonOutput(copied)).toEqual({ merchantId: merchant.merchantId, mode: 'test', imported })
+      // The left side's report, on stderr: standard output went into the pipe.
+      expect(copied.stderr).toMatch(new RegExp(`^Wrote \\d+ objects of merchant ${merchant.merchantId} to standard output\\.$`))
+      // URLs name a simulator: those the API derives (hosted pages, PDFs) the one answering, those stored (events'
+      // payloads, an Invoice's session's return URLs) the one where they were made. The rest is the same.
+      const withoutAddresses = (view: unknown): unknown =>
+        JSON.parse(JSON.stringify(view).replaceAll(source.baseUrl, '{simulator}').replaceAll(target.baseUrl, '{simulator}'))
+      expect(withoutAddresses(await apiView(at(target.baseUrl)))).toEqual(withoutAddresses(before))
+
+      // Without --json, the report names where the state came from.
+      const named = await execa('sh', ['-c', `node "${BIN}" state export - | node "${BIN}" state import -`], {
+        env: { ...at(target.baseUrl).env, BULA_CONFIG_DIR: cliConfigDir() },
+        reject: false,
+      })
+      expect(named.exitCode, named.stderr).toBe(0)
+      expect(named.stdout).toBe(`Imported ${imported} objects into merchant ${merchant.merchantId} from standard input.`)
+    } finally {
+      await Promise.all([source.stop(), target.stop()])
+    }
+  })
+
+  it('reads standard input for FILE - up to the same limit as a file, naming it, and refuses an empty one', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const importStdin = (input: { stdin: Iterable<Uint8Array> } | { input: string }) =>
+      execa('node', [BIN, 'state', 'import', '-', '--json'], { env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir() }, ...input, reject: false, timeout: 60_000 })
+
+    // Endless input, as from a program that never stops writing: read only up to the limit, then refused.
+    const spaces = new Uint8Array(1024 * 1024).fill(0x20)
+    const endless = await importStdin({
+      stdin: (function* () {
+        for (;;) yield spaces
+      })(),
+    })
+    expect(endless.exitCode).toBe(1)
+    expect(parseJsonOutput(endless)).toEqual({
+      error: {
+        code: 'invalid_file',
+        param: 'file',
+        message: 'standard input is larger than 16 MiB: the simulator imports a merchant\'s state of up to that size (about 28,000 Checkout Sessions).',
+      },
+    })
+
+    // Nothing piped in, or the command before the | failed and printed nothing.
+    const empty = await importStdin({ input: '' })
+    expect(empty.exitCode).toBe(2)
+    expect(parseJsonOutput(empty)).toEqual({
+      error: { code: 'invalid_usage', message: 'Standard input is empty (nothing was piped into it, or the command before | failed): pipe a state file into it, or give a file name instead of -.' },
+    })
+
+    const junk = await importStdin({ input: '{"hello": ' })
+    expect(parseJsonOutput(junk)).toMatchObject({ error: { code: 'invalid_file', param: 'file', message: expect.stringMatching(/^standard input is not JSON: /) } })
+    // `--import` takes a file only, so the pointer says to save one first.
+    const whole = await importStdin({ input: JSON.stringify({ format: 'bula-state', version: 1, collections: { merchants: [] } }) })
+    expect(parseJsonOutput(whole)).toMatchObject({
+      error: {
+        code: 'invalid_file',
+        message: 'standard input holds a whole simulator, not one merchant: save it to a file and start a simulator from that with `bula serve --import FILE` or `bula exec --import FILE`.',
+      },
+    })
+  })
+
+  it.skipIf(!hasScript)('refuses FILE - at once when standard input is a terminal, instead of waiting for typing', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    // script(1) gives the command a terminal; its own input stays open, so a command reading the terminal would wait until the timeout.
+    const onTerminal = await execa('script', ['-qec', `node ${BIN} state import -`, '/dev/null'], {
+      env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), NO_COLOR: '1' },
+      stdin: 'pipe',
+      reject: false,
+      timeout: 20_000,
+    })
+    expect(onTerminal.timedOut).toBe(false)
+    expect(onTerminal.exitCode).toBe(2)
+    expect(onTerminal.stdout.replace(/\s*›\s*/g, ' ')).toContain('Standard input is a terminal: pipe a state file into it, or give a file name instead of -.')
+  })
+
   it('names a folder given as the file, or a missing folder, instead of asking for --force', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     // A folder: 'add --force' would only lead to EISDIR.
@@ -183,8 +283,6 @@ describe('bula state', () => {
     expect(parseJsonOutput(noTerminal)).toMatchObject({ error: { code: 'invalid_usage', message: 'No terminal to confirm on: add --yes to go ahead.' } })
     expect((await api(merchant).listCheckoutSessions()).data).toHaveLength(6)
   })
-
-  const hasScript = spawnSync('script', ['--version']).status === 0
 
   it.skipIf(!hasScript)('asks on a terminal, and resets only on yes', async () => {
     const merchant = await busyMerchant()
