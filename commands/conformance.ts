@@ -4,7 +4,6 @@ import { createColors } from '../src/cli/output.js'
 import { plural } from '../src/plural.js'
 import { BaseCommand } from '../src/cli/base-command.js'
 import { usageError, usageParser } from '../src/cli/usage.js'
-import { resolveConnection } from '../src/config/profiles.js'
 import { parseDuration } from '../src/duration.js'
 import { runConformance, selectCases, type CaseResult, type ConformanceResult } from '../src/conformance/index.js'
 
@@ -63,12 +62,7 @@ export default class Conformance extends BaseCommand<ConformanceResult> {
     } catch (error) {
       throw usageError((error as Error).message)
     }
-    const { baseUrl, apiKey, publishableKey } = await resolveConnection({
-      apiKey: flags['api-key'],
-      publishableKey: flags['publishable-key'],
-      baseUrl: flags['base-url'],
-      profile: flags.profile,
-    })
+    const { baseUrl, apiKey, publishableKey } = await this.connection(flags)
     const json = this.jsonEnabled()
     const stderrColors = createColors(process.env, chalkStderr.level)
     if (!json) this.log(this.colors.dim(`Conformance of ${baseUrl}`))

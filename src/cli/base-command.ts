@@ -57,9 +57,12 @@ export abstract class BaseCommand<T> extends Command {
 
   abstract override run(): Promise<T>
 
-  /** The key and address these flags, the environment and the profile point at. */
-  protected async connection(flags: GlobalFlags, options?: ResolveConnectionOptions): Promise<Connection> {
-    const connection = await resolveConnection({ apiKey: flags['api-key'], baseUrl: flags['base-url'], profile: flags.profile }, options)
+  /** The keys and address these flags, the environment and the profile point at (a publishable key only for the commands that take one). */
+  protected async connection(flags: GlobalFlags & { 'publishable-key'?: string }, options?: ResolveConnectionOptions): Promise<Connection> {
+    const connection = await resolveConnection(
+      { apiKey: flags['api-key'], publishableKey: flags['publishable-key'], baseUrl: flags['base-url'], profile: flags.profile },
+      options,
+    )
     this.baseUrlOrigin = describeBaseUrlOrigin(connection)
     return connection
   }

@@ -85,6 +85,8 @@ describe('bula conformance against bula serve', () => {
     const run = await runCli(['conformance', '--json'], { env: { BULA_BASE_URL: `http://127.0.0.1:${port}` } })
     expect(run.exitCode).toBe(1)
     expect(parseJsonOutput(run)).toEqual({ error: { code: 'connection_failed', message: expect.stringContaining('Is it running?') } })
+    // As every other command: where that address came from, so that a stale BULA_BASE_URL is found.
+    expect(parseJsonOutput(run)).toMatchObject({ error: { message: expect.stringContaining('That address came from BULA_BASE_URL.') } })
   })
 
   it('refuses an unknown section before running or printing anything, as a usage error (exit 2)', async () => {
