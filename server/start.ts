@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { constants } from 'node:fs'
 import { access, stat } from 'node:fs/promises'
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { bulaVersion } from '../src/package-root.js'
@@ -124,7 +124,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   if (options.importFile) await store.commit()
 
   const app = createApp({ ctx, version, log, logRequests: options.logRequests ?? true, listenHost: host })
-  const server: Server = app.listen(options.port ?? 4111, host)
+  // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; the Host check answers it with the envelope.
+  const server: Server = createServer({ requireHostHeader: false }, app).listen(options.port ?? 4111, host)
   server.on('clientError', answerClientErrors({ log, logRequests: options.logRequests ?? true }))
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))])

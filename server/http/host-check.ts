@@ -1,7 +1,7 @@
 import { apiError } from '../domain/error-catalog.js'
 import type { RequestHandler } from 'express'
 import { isIP } from 'node:net'
-import { ApiError } from '../../src/errors.js'
+import { ApiError, invalidRequest } from '../../src/errors.js'
 import { escapeHtml } from '../templates.js'
 import { htmlPageHeaders } from './pages/headers.js'
 
@@ -52,11 +52,22 @@ const refusalPageHeaders = htmlPageHeaders({ contentSecurityPolicy: "default-src
 /**
  * Refuses, with 403 `host_not_allowed`, every request whose Host is not an
  * IP literal, `localhost`/`*.localhost` or one of `allowedNames`; a browser
- * gets the same message as a small page. Runs before any route or body
+ * gets the same message as a small page. Two Host headers, or none on
+ * HTTP/1.1, are 400 `invalid_request` (`param: "Host"`). Runs before any route or body
  * parser, so no surface (API, `/_sim`, pages, dashboard) answers a rebound name.
  */
 export function hostCheck(allowedNames: readonly string[]): RequestHandler {
   return (req, res, next) => {
+    // Node keeps the first of two Host headers; a proxy in front reading the other would route by a name this check never saw.
+    if ((req.headersDistinct.host?.length ?? 0) > 1) {
+      next(invalidRequest('Send one Host header, not several.', 'Host'))
+      return
+    }
+    // HTTP/1.1 requires Host (RFC 9112): a 400, where HTTP/1.0's missing Host is refused below as unknown.
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+      next(invalidRequest('An HTTP/1.1 request needs a Host header: send one naming the simulator, such as Host: 127.0.0.1.', 'Host'))
+      return
+    }
     const hostname = req.headers.host === undefined ? undefined : hostnameOf(req.headers.host)
     if (hostname !== undefined && isHostAllowed(hostname, allowedNames)) {
       next()

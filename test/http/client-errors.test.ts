@@ -74,6 +74,26 @@ describe('requests Node cannot read', () => {
   })
 })
 
+describe('the Host header, which Node would refuse on its own', () => {
+  it('answers an HTTP/1.1 request without Host with 400 invalid_request naming Host, as JSON with a request id', async () => {
+    // Node's own answer was a bare 400 with an empty body and no X-Request-Id.
+    const answer = await sendRaw('GET /_sim/health HTTP/1.1\r\n\r\n')
+    expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request')
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': expect.stringMatching(/^req_/) })
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { code: 'invalid_request', message: 'An HTTP/1.1 request needs a Host header: send one naming the simulator, such as Host: 127.0.0.1.', param: 'Host' },
+    })
+  })
+
+  it('answers two Host headers with 400 invalid_request, though the first names an allowed host', async () => {
+    // Node kept the first and dropped the other: a proxy in front reading the other would route by a name the check never saw.
+    const answer = await sendRaw('GET /_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n')
+    expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request')
+    expect(answer.headers['x-request-id']).toMatch(/^req_/)
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_request', message: 'Send one Host header, not several.', param: 'Host' } })
+  })
+})
+
 describe('errors Node raises on a connection without a parse', () => {
   /** A plain TCP server whose every connection meets the listener with `error`, as Node's request timer or a reset would. */
   async function serverRaising(error: Error & { code: string }): Promise<{ baseUrl: string; close: () => void }> {
