@@ -39,6 +39,9 @@ export async function readStateFile(file: string): Promise<MerchantState> {
   return state as MerchantState
 }
 
-/** How many objects a state file holds, over every collection. */
-export const countObjects = (state: MerchantState): number =>
-  Object.values(state.collections).reduce((total, objects) => total + objects.length, 0)
+/**
+ * How many objects a state file holds, over every collection but the
+ * merchant's own settings and clock: the count an import of it answers.
+ */
+export const countObjects = ({ collections: { merchants: _settings, ...objects } }: MerchantState): number =>
+  Object.values(objects).reduce((total, list) => total + list.length, 0)
