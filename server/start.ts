@@ -12,7 +12,7 @@ import { recordProblem } from './domain/records.js'
 import { allowedHostName } from './domain/urls.js'
 import { registerDeliveryJobs } from './events/delivery.js'
 import { createApp } from './http/app.js'
-import { answerClientErrors } from './http/client-error.js'
+import { answerClientErrors, answerConnect } from './http/client-error.js'
 import { registerCheckoutJobs } from './services/checkout-sessions.js'
 import { registerIdempotencyPurge } from './services/idempotency.js'
 import { registerPayoutJobs } from './services/payouts.js'
@@ -126,7 +126,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const app = createApp({ ctx, version, log, logRequests: options.logRequests ?? true, listenHost: host })
   // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; the Host check answers it with the envelope.
   const server: Server = createServer({ requireHostHeader: false }, app).listen(options.port ?? 4111, host)
-  server.on('clientError', answerClientErrors({ log, logRequests: options.logRequests ?? true }))
+  const logging = { log, logRequests: options.logRequests ?? true }
+  server.on('clientError', answerClientErrors(logging))
+  server.on('connect', answerConnect(logging))
+  // An Expect other than 100-continue, which Node answers with a bare 417 unless told: HTTP lets a server ignore it.
+  server.on('checkExpectation', app)
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))])
   } catch (error) {

@@ -1,4 +1,4 @@
-import { maxHeaderSize, STATUS_CODES, type ServerResponse } from 'node:http'
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { byteSize } from '../../src/byte-size.js'
 import type { ApiError } from '../../src/errors.js'
@@ -70,20 +70,40 @@ export function answerClientErrors(options: { log: (line: string) => void; logRe
       return
     }
     const refusal = refusalOf(error)
-    const requestId = newId('req')
-    const body = JSON.stringify(refusal.toEnvelope())
-    socket.end(
-      [
-        `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}`,
-        'Content-Type: application/json; charset=utf-8',
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        `X-Request-Id: ${requestId}`,
-        'Connection: close',
-        '',
-        body,
-      ].join('\r\n'),
-      () => socket.destroy(),
-    )
+    const requestId = refuseOnSocket(socket, refusal)
     if (options.logRequests) options.log(`(unread request) ${refusal.status} ${requestId} ${error.code ?? error.message}`)
+  }
+}
+
+/** Writes `refusal` as the whole answer on a connection no response object serves, then closes it; answers its request id. */
+function refuseOnSocket(socket: Duplex, refusal: ApiError): string {
+  const requestId = newId('req')
+  const body = JSON.stringify(refusal.toEnvelope())
+  socket.end(
+    [
+      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `X-Request-Id: ${requestId}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+    () => socket.destroy(),
+  )
+  return requestId
+}
+
+/**
+ * The server's `connect` listener. Node hands a CONNECT request (a proxy's
+ * tunnel) to it instead of to the app, and without one closes the
+ * connection without a word; no route takes the method, so it is 404
+ * `not_found`, as TRACE is.
+ */
+export function answerConnect(options: { log: (line: string) => void; logRequests: boolean }): (req: IncomingMessage, socket: Duplex) => void {
+  return (req, socket) => {
+    const refusal = apiError('not_found', `No route CONNECT ${req.url ?? ''}.`)
+    const requestId = refuseOnSocket(socket, refusal)
+    if (options.logRequests) options.log(`CONNECT ${req.url ?? ''} ${refusal.status} ${requestId}`)
   }
 }

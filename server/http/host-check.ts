@@ -1,5 +1,5 @@
 import { apiError } from '../domain/error-catalog.js'
-import type { RequestHandler } from 'express'
+import type { Request, RequestHandler } from 'express'
 import { isIP } from 'node:net'
 import { ApiError, invalidRequest } from '../../src/errors.js'
 import { escapeHtml } from '../templates.js'
@@ -18,6 +18,21 @@ function hostnameOf(host: string): string | undefined {
   }
   const colon = trimmed.indexOf(':')
   return colon < 0 ? trimmed : trimmed.slice(0, colon)
+}
+
+/**
+ * The authority a request names: an absolute-form target's (`GET
+ * http://name/path`, as a client sends to a proxy), which HTTP has a server
+ * use instead of Host (RFC 9112, 3.2.2), else the Host header. A target
+ * that does not parse names no host.
+ */
+function authorityOf(req: Request): string | undefined {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(req.url)) return req.headers.host
+  try {
+    return new URL(req.url).host
+  } catch {
+    return ''
+  }
 }
 
 const isIpLiteral = (hostname: string): boolean =>
@@ -68,7 +83,8 @@ export function hostCheck(allowedNames: readonly string[]): RequestHandler {
       next(invalidRequest('An HTTP/1.1 request needs a Host header: send one naming the simulator, such as Host: 127.0.0.1.', 'Host'))
       return
     }
-    const hostname = req.headers.host === undefined ? undefined : hostnameOf(req.headers.host)
+    const authority = authorityOf(req)
+    const hostname = authority === undefined ? undefined : hostnameOf(authority)
     if (hostname !== undefined && isHostAllowed(hostname, allowedNames)) {
       next()
       return

@@ -92,6 +92,34 @@ describe('the Host header, which Node would refuse on its own', () => {
     expect(answer.headers['x-request-id']).toMatch(/^req_/)
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_request', message: 'Send one Host header, not several.', param: 'Host' } })
   })
+
+  it('checks the name of an absolute-form target, which HTTP has a server use instead of Host', async () => {
+    // Before, Host alone was checked: `GET http://evil.example/…` with an allowed Host was answered.
+    const rebound = await sendRaw('GET http://evil.example/_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    expect(rebound.statusLine).toBe('HTTP/1.1 403 Forbidden')
+    expect(JSON.parse(rebound.body).error).toMatchObject({ code: 'host_not_allowed', message: expect.stringContaining('Host "evil.example" is not allowed') })
+    const { port } = new URL(server().baseUrl)
+    const allowed = await sendRaw(`GET http://127.0.0.1:${port}/_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+    expect(allowed.statusLine).toBe('HTTP/1.1 200 OK')
+  })
+})
+
+describe('requests Node would answer or drop without the app', () => {
+  it('answers CONNECT with 404 not_found, as any method no route takes, where Node closed the connection without a word', async () => {
+    const answer = await sendRaw('CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n')
+    expect(answer.statusLine).toBe('HTTP/1.1 404 Not Found')
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close', 'x-request-id': expect.stringMatching(/^req_/) })
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 'not_found', message: 'No route CONNECT evil.example:443.' } })
+  })
+
+  it('answers a request with an Expect other than 100-continue as if it had none, which HTTP allows, where Node answered a bare 417', async () => {
+    const answer = await sendRaw('GET /_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: something-else\r\nConnection: close\r\n\r\n')
+    expect(answer.statusLine).toBe('HTTP/1.1 200 OK')
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 'ok' })
+    const refused = await sendRaw('GET /v1/merchants/me HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: something-else\r\nConnection: close\r\n\r\n')
+    expect(refused.statusLine).toBe('HTTP/1.1 401 Unauthorized')
+    expect(refused.headers['x-request-id']).toMatch(/^req_/)
+  })
 })
 
 describe('errors Node raises on a connection without a parse', () => {
