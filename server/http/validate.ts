@@ -4,8 +4,12 @@ import { invalidRequest } from '../../src/errors.js'
 
 type Issue = z.core.$ZodIssue
 
-function describe(issue: Issue): { param: string | undefined; message: string } {
+function describe(issue: Issue, where: 'body' | 'query'): { param: string | undefined; message: string } {
   const path = issue.path.map(String)
+  // The query parser makes a parameter given twice a list, which the schema then judges as a bad value: say what it is.
+  if (where === 'query' && path.length === 1 && Array.isArray(issue.input)) {
+    return { param: path[0], message: `Invalid \`${path[0]}\`: give it once, not ${issue.input.length} times.` }
+  }
   if (issue.code === 'unrecognized_keys') {
     const param = [...path, issue.keys[0]].join('.')
     return { param, message: `Unknown field \`${param}\`.` }
@@ -28,7 +32,7 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where:
   const result = schema.safeParse(value ?? {}, { reportInput: true })
   if (result.success) return result.data
   const issue = result.error.issues[0]!
-  const { param, message } = describe(issue)
+  const { param, message } = describe(issue, where)
   throw invalidRequest(where === 'query' ? message.replace('field', 'query parameter') : message, param)
 }
 

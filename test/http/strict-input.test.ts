@@ -32,6 +32,19 @@ describe('every route is strict', () => {
     expect(accepted).toEqual([])
   })
 
+  it('refuses a query parameter given twice by saying so, on /v1 as on the dashboard', async () => {
+    // Before, the message judged the pair as a bad value: "limit must be a whole number from 1 to 100".
+    for (const [path, name] of [
+      ['/v1/checkout-sessions?limit=5&limit=6', 'limit'],
+      ['/v1/checkout-sessions?status=open&status=complete', 'status'],
+      ['/v1/invoices?starting_after=1&starting_after=2', 'starting_after'],
+    ] as const) {
+      const answer = await call(server().baseUrl, 'GET', path, { key: secret })
+      expect(answer.status, path).toBe(400)
+      expect(answer.body.error, path).toEqual({ code: 'invalid_request', message: `Invalid \`${name}\`: give it once, not 2 times.`, param: name })
+    }
+  })
+
   it('refuses an unknown body field and a body that is not an object on every route that takes one (item 4)', async () => {
     const accepted: string[] = []
     for (const { method, path } of operations.filter((operation) => operation.method !== 'GET')) {

@@ -165,10 +165,8 @@ function urlencodedInput(req: Request): ActionInput {
   return { fields, files: {} }
 }
 
-/** One value of a query parameter: the query parser makes a parameter given twice an array. */
-const singleQueryValue = z.string({
-  error: (issue) => (Array.isArray(issue.input) ? `give it once, not ${issue.input.length} times` : undefined),
-})
+/** One value of a query parameter: one given twice is a list, which parseWith refuses by saying so. */
+const singleQueryValue = z.string()
 
 /**
  * A check that a request's query holds only `names`, the parameters its page
