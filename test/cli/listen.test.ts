@@ -111,6 +111,32 @@ async function trigger(merchant: TestMerchant, type: string): Promise<Event[]> {
 const header = (request: ReceivedRequest, name: string): string => String(request.headers[name])
 const eventIds = (requests: ReceivedRequest[]): string[] => requests.map((request) => header(request, 'x-service-event-id'))
 
+/**
+ * Runs `bula listen` on a pseudo-terminal of 100 × 30 (util-linux `script`;
+ * `exec` so that Ctrl-C reaches listen, not a waiting shell) with `env` as
+ * its whole environment, presses Ctrl-C once `isReady` holds for what the
+ * terminal shows, and answers all it showed and the exit code.
+ */
+async function listenOnTerminal(env: NodeJS.ProcessEnv, isReady: (screen: string) => boolean): Promise<{ screen: string; exitCode: number | undefined }> {
+  const child = execa('script', ['-qfec', `stty cols 100 rows 30; exec node ${BIN} listen --forward-to 127.0.0.1:9/hooks`, '/dev/null'], {
+    env,
+    extendEnv: false,
+    stdin: 'pipe',
+    reject: false,
+    timeout: 30_000,
+  })
+  let screen = ''
+  await new Promise<void>((resolve) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      screen += chunk.toString()
+      if (isReady(screen)) resolve()
+    })
+  })
+  child.stdin!.write('\x03')
+  const { exitCode } = await child
+  return { screen, exitCode }
+}
+
 describe('bula listen', () => {
   it('forwards each event to the receiver, signed with the printed secret, and reports it (--json)', async () => {
     const merchant = await signupMerchant(server().baseUrl)
@@ -215,23 +241,10 @@ describe('bula listen', () => {
 
   it.skipIf(!existsSync('/usr/bin/script'))('prints plain lines on a dumb terminal (TERM=dumb, as in Emacs\' shell), which would show the live view\'s cursor moves as text', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    // util-linux `script` gives listen a pseudo-terminal; `exec` so that Ctrl-C reaches listen, not a waiting shell.
-    const child = execa('script', ['-qfec', `stty cols 100 rows 30; exec node ${BIN} listen --forward-to 127.0.0.1:9/hooks`, '/dev/null'], {
-      env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), TERM: 'dumb' },
-      stdin: 'pipe',
-      reject: false,
-      timeout: 30_000,
-    })
-    let screen = ''
-    const ready = new Promise<void>((resolve) => {
-      child.stdout!.on('data', (chunk: Buffer) => {
-        screen += chunk.toString()
-        if (screen.includes('Webhook signing secret:')) resolve()
-      })
-    })
-    await ready
-    child.stdin!.write('\x03')
-    expect((await child).exitCode).toBe(0)
+    const { screen, exitCode } = await listenOnTerminal({ ...process.env, ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), TERM: 'dumb' }, (shown) =>
+      shown.includes('Webhook signing secret:'),
+    )
+    expect(exitCode).toBe(0)
     expect(screen).toContain('Ready. Forwarding test-mode events of')
     // No cursor hiding, synchronized output or erasure: nothing but text.
     expect(screen).not.toContain('\x1b')
@@ -239,25 +252,12 @@ describe('bula listen', () => {
 
   it.skipIf(!existsSync('/usr/bin/script'))('draws the live view on a terminal, whose last frame says it stopped instead of inviting Ctrl-C', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    // util-linux `script` gives listen a pseudo-terminal; `exec` so that Ctrl-C reaches listen, not a waiting shell.
-    const child = execa('script', ['-qfec', `stty cols 100 rows 30; exec node ${BIN} listen --forward-to 127.0.0.1:9/hooks`, '/dev/null'], {
-      // CI (set, whatever its value) turns the live view off: this test is about the terminal a person sees.
-      env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'CI')), ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), NO_COLOR: '1' },
-      extendEnv: false,
-      stdin: 'pipe',
-      reject: false,
-      timeout: 30_000,
-    })
-    let screen = ''
-    const connected = new Promise<void>((resolve) => {
-      child.stdout!.on('data', (chunk: Buffer) => {
-        screen += chunk.toString()
-        if (stripVTControlCharacters(screen).includes('● Connected')) resolve()
-      })
-    })
-    await connected
-    child.stdin!.write('\x03')
-    expect((await child).exitCode).toBe(0)
+    // CI (set, whatever its value) turns the live view off: this test is about the terminal a person sees.
+    const withoutCi = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'CI'))
+    const { screen, exitCode } = await listenOnTerminal({ ...withoutCi, ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), NO_COLOR: '1' }, (shown) =>
+      stripVTControlCharacters(shown).includes('● Connected'),
+    )
+    expect(exitCode).toBe(0)
     const text = stripVTControlCharacters(screen)
     const lastFrame = text.slice(Math.max(text.lastIndexOf('● '), text.lastIndexOf('○ ')))
     expect(lastFrame).toMatch(/^○ Stopped\s+0 delivered, 0 not accepted\s*$/)
