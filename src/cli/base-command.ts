@@ -77,8 +77,15 @@ export abstract class BaseCommand<T> extends Command {
     this.log(formatFields(fields, this.colors))
   }
 
-  protected printTable<Row>(rows: readonly Row[], columns: ReadonlyArray<Column<Row>>, whenEmpty: string): void {
-    this.log(rows.length === 0 ? whenEmpty : formatTable(rows, columns, this.colors))
+  /** On stderr with `toStderr`: for a command whose standard output holds what it wrote (`--out -`). */
+  protected printTable<Row>(rows: readonly Row[], columns: ReadonlyArray<Column<Row>>, whenEmpty: string, { toStderr = false } = {}): void {
+    this.logTo(toStderr, rows.length === 0 ? whenEmpty : formatTable(rows, columns, toStderr ? this.stderrColors : this.colors))
+  }
+
+  /** A human line on stdout, or on stderr when standard output holds what the command wrote (`--out -`). */
+  protected logTo(toStderr: boolean, text: string): void {
+    if (toStderr) this.logToStderr(text)
+    else this.log(text)
   }
 
   /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -103,6 +104,26 @@ describe('bula fixtures run', () => {
     ])
     // Each file ran on its own: two sessions.
     expect(written.fixtures[0]!.results.session.id).not.toBe(written.fixtures[1]!.results.session.id)
+  })
+
+  it('writes the named results to standard output for --out -, the steps to stderr, refusing --json, which prints there too', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const file = await fixtureFile('to-stdout.json', CHECKOUT)
+    // Run in the temporary folder, where a file named "-" would land.
+    const piped = await runCli(['fixtures', 'run', file, '--out', '-'], { env: { ...merchant.env, ORDER_ID: 'C-1' }, cwd: dir })
+    expect(piped.exitCode, piped.stderr).toBe(0)
+    // Standard output holds the results alone, as --out FILE writes them.
+    const { fixtures } = JSON.parse(piped.stdout) as RunOutput
+    expect(fixtures.map((fixture) => Object.keys(fixture.results))).toEqual([['session', 'payment', 'second_payment', 'paid']])
+    expect(piped.stderr).toMatch(/^second_payment\s+POST \/_sim\/checkout-sessions\/cs_\S+\/pay\s+409 invalid_state \(expected\)$/m)
+    expect(piped.stderr).toMatch(/^Ran 4 steps of 1 file; named results on standard output\.$/m)
+    expect(existsSync(path.join(dir, '-'))).toBe(false)
+
+    // Checked before any step runs: no session is made.
+    const json = await runCli(['fixtures', 'run', file, '--out', '-', '--json'], { env: { ...merchant.env, ORDER_ID: 'C-2' } })
+    expect(json.exitCode).toBe(2)
+    expect(parseJsonOutput(json)).toEqual({ error: { code: 'invalid_usage', message: expect.stringContaining('--json cannot also be provided when using --out -') } })
+    expect(await eventTypes(merchant)).toEqual(['payment.processing', 'payment.succeeded', 'checkout_session.succeeded'])
   })
 
   it('stops at the first unexpected result, naming the file, the step, what was expected and what came', async () => {
@@ -239,6 +260,24 @@ describe('bula events export --as-fixture', () => {
     const forced = await runCli(['events', 'export', '--as-fixture', '--out', file, '--force'], { env: merchant.env })
     expect(forced.exitCode, forced.stderr).toBe(0)
     expect(forced.stdout).toMatch(/^Wrote 4 steps remaking 4 of 4 events to .+kept\.json\.$/m)
+  })
+
+  it('writes the fixture to standard output for --out -, the count to stderr, refusing --json, which prints there too', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    await merchant.trigger('checkout_session.cancelled')
+    const file = path.join(dir, 'beside-stdout.json')
+    expect((await runCli(['events', 'export', '--as-fixture', '--out', file], { env: merchant.env })).exitCode).toBe(0)
+    // Run in the temporary folder, where a file named "-" would land.
+    const piped = await runCli(['events', 'export', '--as-fixture', '--out', '-'], { env: merchant.env, cwd: dir })
+    expect(piped.exitCode, piped.stderr).toBe(0)
+    // execa drops the final newline the file has.
+    expect(`${piped.stdout}\n`).toBe(await readFile(file, 'utf8'))
+    expect(piped.stderr).toBe('Wrote 2 steps remaking 1 of 1 event to standard output.')
+    expect(existsSync(path.join(dir, '-'))).toBe(false)
+
+    const json = await runCli(['events', 'export', '--as-fixture', '--out', '-', '--json'], { env: merchant.env })
+    expect(json.exitCode).toBe(2)
+    expect(parseJsonOutput(json)).toEqual({ error: { code: 'invalid_usage', message: expect.stringContaining('--json cannot also be provided when using --out -') } })
   })
 
   it('says so when there is nothing to export, and needs --as-fixture', async () => {
