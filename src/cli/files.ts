@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs'
+import { createReadStream, fstatSync } from 'node:fs'
 import { stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { byteSize } from '../byte-size.js'
@@ -35,11 +35,12 @@ async function readAtMost(chunks: AsyncIterable<Buffer>, maxBytes: number): Prom
  * JSON). `tooLarge` says what to do with a larger file. `-` is a usage error
  * (exit 2) when standard input is a terminal, which would wait for typing,
  * or empty; the message says to pipe `what` (e.g. "a state file") into it.
+ * A folder on standard input is `file_unreadable`, as a folder given by name.
  */
 export async function readJsonFile(
   file: string,
   param: string,
-  { maxBytes, tooLarge, what, stdin = process.stdin }: { maxBytes: number; tooLarge: string; what: string; stdin?: NodeJS.ReadableStream & { isTTY?: boolean } },
+  { maxBytes, tooLarge, what, stdin = process.stdin }: { maxBytes: number; tooLarge: string; what: string; stdin?: NodeJS.ReadableStream & { isTTY?: boolean; fd?: number } },
 ): Promise<unknown> {
   const fromStdin = file === STANDARD_STREAM
   const name = inputName(file)
@@ -54,8 +55,14 @@ export async function readJsonFile(
     throw new ApiError(0, 'file_unreadable', `Cannot read ${name}: ${reason}.`, param)
   }
   if (bytes === undefined) throw new ApiError(0, 'invalid_file', `${name} is larger than ${byteSize(maxBytes)}: ${tooLarge}`, param)
-  // An empty pipe is most often a command before the | that failed (its error is above), not a file to call "not JSON".
-  if (fromStdin && bytes.length === 0) throw usageError(`Standard input is empty (nothing was piped into it, or the command before | failed): ${pipeIt}`)
+  if (fromStdin && bytes.length === 0) {
+    // Node hands a folder on standard input (`< folder`) over as a stream that ends at once, instead of failing to read it.
+    if (stdin.fd !== undefined && fstatSync(stdin.fd).isDirectory()) {
+      throw new ApiError(0, 'file_unreadable', `Cannot read ${name}: it is a folder (EISDIR); ${pipeIt}`, param)
+    }
+    // An empty pipe is most often a command before the | that failed (its error is above), not a file to call "not JSON".
+    throw usageError(`Standard input is empty (nothing was piped into it, or the command before | failed): ${pipeIt}`)
+  }
   const text = bytes.toString('utf8')
   try {
     return JSON.parse(text) as unknown

@@ -173,7 +173,7 @@ describe('bula state', () => {
     }
   })
 
-  it('reads standard input for FILE - up to the same limit as a file, naming it, and refuses an empty one', async () => {
+  it('reads standard input for FILE - up to the same limit as a file, naming it, and refuses an empty one or a folder', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     const importStdin = (input: { stdin: Iterable<Uint8Array> } | { input: string }) =>
       execa('node', [BIN, 'state', 'import', '-', '--json'], { env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir() }, ...input, reject: false, timeout: 60_000 })
@@ -199,6 +199,16 @@ describe('bula state', () => {
     expect(empty.exitCode).toBe(2)
     expect(parseJsonOutput(empty)).toEqual({
       error: { code: 'invalid_usage', message: 'Standard input is empty (nothing was piped into it, or the command before | failed): pipe a state file into it, or give a file name instead of -.' },
+    })
+
+    // A folder redirected in (`< folder`) is not an empty input: Node hands it over as a stream that ends at once.
+    const folder = await execa('sh', ['-c', `node "${BIN}" state import - --json < "${dir}"`], {
+      env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir() },
+      reject: false,
+    })
+    expect(folder.exitCode).toBe(1)
+    expect(parseJsonOutput(folder)).toEqual({
+      error: { code: 'file_unreadable', param: 'file', message: 'Cannot read standard input: it is a folder (EISDIR); pipe a state file into it, or give a file name instead of -.' },
     })
 
     const junk = await importStdin({ input: '{"hello": ' })
