@@ -323,6 +323,46 @@ describe('bula state', () => {
     expect((await api(merchant).listCheckoutSessions()).data).toEqual([])
   })
 
+  it.skipIf(!hasScript)('asks on a terminal before import FILE replaces the objects, as reset does; never without one, nor with --yes', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    // Set-up over HTTP (bula state export has tests of its own above): a file of one session, then a second session.
+    await merchant.api.createSession()
+    const file = path.join(dir, 'asked.json')
+    await writeFile(file, `${JSON.stringify(await succeed(merchant.api.get('/_sim/state')), null, 2)}\n`)
+    await merchant.api.createSession()
+    const sessionCount = async () => (await api(merchant).listCheckoutSessions()).data.length
+    // script(1) gives the command a terminal and types the answer into it.
+    const onTerminal = (answer: string, extraArgs = '') =>
+      execa('script', ['-qec', `node ${BIN} state import ${file}${extraArgs}`, '/dev/null'], {
+        env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), NO_COLOR: '1' },
+        input: `${answer}\n`,
+        reject: false,
+      })
+    const declined = await onTerminal('n')
+    expect(declined.exitCode, declined.stdout).toBe(0)
+    expect(declined.stdout).toMatch(
+      new RegExp(`Replace every test object of CLI business \\(${merchant.merchantId}\\) with those of ${file} \\(\\d+ objects?\\)\\? Keys, tier, verification and live data stay\\.`),
+    )
+    expect(declined.stdout).toContain('Nothing was imported.')
+    expect(await sessionCount()).toBe(2)
+    // --json: the shape of an import's answer, with imported null: nothing was replaced, unlike a file of no objects.
+    const declinedJson = await onTerminal('n', ' --json')
+    expect(declinedJson.exitCode).toBe(0)
+    expect(JSON.parse(declinedJson.stdout.slice(declinedJson.stdout.indexOf('{')))).toEqual({ merchantId: merchant.merchantId, mode: 'test', imported: null })
+
+    const confirmed = await onTerminal('y')
+    expect(confirmed.exitCode, confirmed.stdout).toBe(0)
+    expect(confirmed.stdout).toContain(`into merchant ${merchant.merchantId} from ${file}.`)
+    expect(await sessionCount()).toBe(1)
+
+    // --yes on a terminal: no question. (Without a terminal nothing is asked either: the round trip above imports so.)
+    await merchant.api.createSession()
+    const yes = await onTerminal('', ' --yes')
+    expect(yes.exitCode, yes.stdout).toBe(0)
+    expect(yes.stdout).not.toContain('[y/N]')
+    expect(await sessionCount()).toBe(1)
+  })
+
   it.skipIf(!hasScript)('takes Ctrl-D at the question as no, and ends on Ctrl-C with one line and exit 130', async () => {
     const merchant = await busyMerchant()
     // The key is typed once the question shows: typed earlier, the terminal
