@@ -1,12 +1,12 @@
 import { Low } from 'lowdb'
-import { closeSync } from 'node:fs'
+import { closeSync, constants } from 'node:fs'
 import { chmod, mkdir, open, readFile, realpath, rm, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { BulaStore } from './bula-store.js'
 import { DocumentState, type LoadedSnapshot } from './document-state.js'
 import { errorCode, messageOf } from './error-info.js'
 import { acquireLock, type FileLock } from './file-lock.js'
-import { JOURNAL_OPEN_FLAGS, JournalFile, journalFileOf, replayJournal, sha256 } from './journal-file.js'
+import { JournalFile, journalContentOf, journalFileOf, journalOpenFlags, replayJournal, sha256 } from './journal-file.js'
 import { JournalWriter } from './journal-writer.js'
 import { checkDocuments, coverageOf, DurableTextFile, parseSnapshot, syncDirectory, tempFileOf, type SnapshotContent } from './snapshot-file.js'
 import type { SnapshotRenderer } from './snapshot-render.js'
@@ -120,7 +120,7 @@ async function openFiles<S extends Schema>(
   const snapshotLength = content?.size ?? 0
   const journalPath = journalFileOf(file)
   const existingJournal = await readIfExists(journalPath)
-  const journalContent = existingJournal ?? Buffer.alloc(0)
+  const journalContent = journalContentOf(existingJournal ?? Buffer.alloc(0))
   if (journalContent.length > 0) {
     replayJournal(
       journalContent,
@@ -148,7 +148,8 @@ async function openFiles<S extends Schema>(
     await writeSnapshot(renderer)
     snapshotBytes = renderer.bytes
   }
-  const flags = hooks.withoutDsync ? 'a' : JOURNAL_OPEN_FLAGS
+  const synced = !hooks.withoutDsync && constants.O_DSYNC !== undefined
+  const flags = journalOpenFlags(synced)
   const openJournal = async (): Promise<FileHandle> => {
     const handle = await open(journalPath, flags, 0o600)
     return hooks.journalHandle?.(handle) ?? handle
@@ -157,8 +158,8 @@ async function openFiles<S extends Schema>(
   try {
     // A new journal's name must survive a crash, or the lines written to it would vanish with it.
     if (existingJournal === null) await syncDirectory(path.dirname(file))
-    // The snapshot just written holds all of it.
-    if (journalContent.length > 0) await handle.truncate(0)
+    // The snapshot just written holds all of it (and the rest was zeros).
+    if (existingJournal !== null && existingJournal.length > 0) await handle.truncate(0)
     await restrictToOwner(file)
     await restrictToOwner(journalPath)
     await rm(tempFileOf(file), { force: true })
@@ -167,7 +168,7 @@ async function openFiles<S extends Schema>(
     await handle.close()
     throw error
   }
-  const journal = new JournalFile(journalPath, handle, flags !== 'a', openJournal)
+  const journal = new JournalFile(journalPath, handle, synced, openJournal)
   state.readJournal(journalPath)
   const writer = new JournalWriter({
     journal,

@@ -3,6 +3,7 @@ import { chmod, lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/p
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { StoreOpenError } from '../../server/store/index.js'
+import { journalContentOf } from '../../server/store/journal-file.js'
 import { folderState, openTestStore, payment, tempDataFile } from './temp-store.js'
 
 /** A data file with a snapshot and a three-line journal, left as a crashed process leaves it (no lock). */
@@ -40,9 +41,12 @@ async function expectRefused(file: string, message: RegExp, named = file): Promi
   return refusal
 }
 
-async function editJournal(file: string, edit: (lines: string[]) => string): Promise<void> {
-  const lines = (await readFile(`${file}.journal`, 'utf8')).split('\n').slice(0, -1)
-  await writeFile(`${file}.journal`, edit(lines))
+/** Rewrites the journal's lines; `padded` keeps the file's length, with zeros after the new text, as bula leaves its journal. */
+async function editJournal(file: string, edit: (lines: string[]) => string, { padded = false } = {}): Promise<void> {
+  const journal = await readFile(`${file}.journal`)
+  const lines = journalContentOf(journal).toString('utf8').split('\n').slice(0, -1)
+  const text = Buffer.from(edit(lines))
+  await writeFile(`${file}.journal`, padded ? Buffer.concat([text, Buffer.alloc(journal.length - text.length)]) : text)
 }
 
 describe('opening refuses damaged data and changes nothing', () => {
@@ -92,6 +96,12 @@ describe('opening refuses damaged data and changes nothing', () => {
     await expectRefused(file, /line 2 is not valid JSON/, `${file}.journal`)
   })
 
+  it('refuses zeros between two lines of the journal, which no crash leaves', async () => {
+    const file = await crashedDataFile()
+    await editJournal(file, ([first, second]) => `${first}\n${'\0'.repeat(64)}${second}\n`, { padded: true })
+    await expectRefused(file, /line 2 is not valid JSON/, `${file}.journal`)
+  })
+
   it('refuses a journal line of an unknown version', async () => {
     const file = await crashedDataFile()
     await editJournal(file, ([first, second]) => `${first}\n${second?.replace('"v":1', '"v":7')}\n`)
@@ -119,6 +129,27 @@ describe('a crash during a journal write', () => {
     // The start-up snapshot holds a and b; the torn bytes are gone from the journal.
     expect(await readFile(`${file}.journal`, 'utf8')).toBe('')
     expect(Object.keys(JSON.parse(await readFile(file, 'utf8')).collections.payments)).toEqual(['a', 'b'])
+    await store.close()
+  })
+
+  it('drops a torn last line among the zeros after it, and keeps the rest', async () => {
+    const file = await crashedDataFile()
+    expect((await readFile(`${file}.journal`)).length).toBe(1 << 20)
+    await editJournal(file, ([first, second, third]) => `${first}\n${second}\n${third?.slice(0, 30)}`, { padded: true })
+    const warnings: string[] = []
+    const { store } = await openTestStore(file, { warn: (message) => warnings.push(message) })
+    expect([...store.values('payments')].map((p) => p.id)).toEqual(['a', 'b'])
+    expect(warnings).toEqual([expect.stringMatching(/incomplete last line \(3\)/)])
+    expect(await readFile(`${file}.journal`, 'utf8')).toBe('')
+    await store.close()
+  })
+
+  it('keeps every line of a journal that ends in the zeros of its extent', async () => {
+    const file = await crashedDataFile()
+    const warnings: string[] = []
+    const { store } = await openTestStore(file, { warn: (message) => warnings.push(message) })
+    expect(store.size('payments')).toBe(3)
+    expect(warnings).toEqual([])
     await store.close()
   })
 

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto'
-import { appendFile, chmod, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, open, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { crc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { openStore, type Store } from '../../server/store/index.js'
 import { expectMode } from '../helpers/platform.js'
-import { journalLines, openTestStore, payment, tempDataFile, type TestSchema } from './temp-store.js'
+import { journalContentOf } from '../../server/store/journal-file.js'
+import { journalLines, journalText, openTestStore, payment, tempDataFile, type TestSchema } from './temp-store.js'
 
 /** Every observable fact the tests rely on, in one comparable value. */
 function contents(store: Store<TestSchema>) {
@@ -162,11 +163,15 @@ describe('store on disk', () => {
     await store.commit()
     store.put('notes', { id: 'n3', text: 'three' })
     await store.commit()
-    const journal = await readFile(`${file}.journal`)
-    expect(await journalLines(file)).toEqual([
-      '{"v":1,"ops":[["put","notes","n1",{"id":"n1","text":"one"}],["put","notes","n2",{"id":"n2","text":"two"}],["del","notes","n1"]]}',
-      '{"v":1,"ops":[["put","notes","n3",{"id":"n3","text":"three"}]]}',
-    ])
+    const journalFile = await readFile(`${file}.journal`)
+    const journal = Buffer.from(await journalText(file))
+    expect(journal.toString()).toBe(
+      '{"v":1,"ops":[["put","notes","n1",{"id":"n1","text":"one"}],["put","notes","n2",{"id":"n2","text":"two"}],["del","notes","n1"]]}\n' +
+        '{"v":1,"ops":[["put","notes","n3",{"id":"n3","text":"three"}]]}\n',
+    )
+    // Then zeros to the end of its first mebibyte, which the next lines overwrite.
+    expect(journalFile.length).toBe(1 << 20)
+    expect(journalFile.subarray(journal.length).every((byte) => byte === 0)).toBe(true)
     await store.close()
     expect(await readFile(`${file}.journal`, 'utf8')).toBe('')
     const text = await readFile(file, 'utf8')
@@ -284,10 +289,11 @@ describe('a crash between a snapshot and the truncation of the journal', () => {
     await store.commit()
     store.put('payments', payment('n', 'm1', 'paid'))
     await store.commit()
-    const journal = await readFile(`${file}.journal`)
+    const journalFile = await readFile(`${file}.journal`)
     await store.close()
-    await writeFile(`${file}.journal`, journal)
-    return { file, journal }
+    // As a crash after the snapshot left it: its lines, then the zeros of its extent.
+    await writeFile(`${file}.journal`, journalFile)
+    return { file, journal: journalContentOf(journalFile) }
   }
 
   it('does not replay what the snapshot already contains', async () => {
@@ -298,8 +304,11 @@ describe('a crash between a snapshot and the truncation of the journal', () => {
   })
 
   it('replays only what follows the contained part (a truncation that failed)', async () => {
-    const { file } = await snapshotBesideItsJournal()
-    await appendFile(`${file}.journal`, `${JSON.stringify({ v: 1, ops: [['put', 'payments', 'o', payment('o', 'm1', 'paid')]] })}\n`)
+    const { file, journal } = await snapshotBesideItsJournal()
+    // Where the journal writes its next line: over the zeros after the last one.
+    const handle = await open(`${file}.journal`, 'r+')
+    await handle.write(`${JSON.stringify({ v: 1, ops: [['put', 'payments', 'o', payment('o', 'm1', 'paid')]] })}\n`, journal.length)
+    await handle.close()
     const { store } = await openTestStore(file)
     expect(store.group('payments', 'byStatus', 'paid')).toEqual(['m', 'n', 'o'])
     await store.close()

@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { openStore, type IndexSpec, type OpenStoreOptions, type StoreTestHooks } from '../../server/store/index.js'
+import { journalContentOf } from '../../server/store/journal-file.js'
 import { tempFolder } from '../helpers/temp.js'
 
 export interface Payment {
@@ -43,7 +44,11 @@ export async function folderState(folder: string): Promise<Record<string, { byte
   return state
 }
 
+/** The journal's text: its file without the zeros that end it (server/store/journal-file.ts, JOURNAL_EXTENT_BYTES). */
+export async function journalText(file: string): Promise<string> {
+  return journalContentOf(await readFile(`${file}.journal`)).toString('utf8')
+}
+
 export async function journalLines(file: string): Promise<string[]> {
-  const text = await readFile(`${file}.journal`, 'utf8')
-  return text.split('\n').filter((line) => line !== '')
+  return (await journalText(file)).split('\n').filter((line) => line !== '')
 }

@@ -1,7 +1,8 @@
 import { mkdir, readFile, rmdir, stat, writeFile, type FileHandle } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
 import { StoreWriteError } from '../../server/store/index.js'
-import { journalLines, openTestStore, payment, tempDataFile } from './temp-store.js'
+import { journalContentOf } from '../../server/store/journal-file.js'
+import { journalLines, journalText, openTestStore, payment, tempDataFile } from './temp-store.js'
 
 /** What the next journal operation should do instead of its real work. */
 interface Sabotage {
@@ -24,17 +25,17 @@ function sabotaged(sabotage: Sabotage) {
       get(target, property) {
         if (property === 'write' && sabotage.write) {
           const mode = sabotage.write
-          return async (buffer: Buffer, offset: number, length: number) => {
-            if (mode === 'partial') await target.write(buffer, offset, Math.floor(length / 2))
+          return async (buffer: Buffer, offset: number, length: number, position: number) => {
+            if (mode === 'partial') await target.write(buffer, offset, Math.floor(length / 2), position)
             if (mode === 'eio') throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' })
             throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
           }
         }
         if (property === 'write' && sabotage.writeGate) {
           const gate = sabotage.writeGate
-          return async (buffer: Buffer, offset: number, length: number) => {
+          return async (buffer: Buffer, offset: number, length: number, position: number) => {
             await gate
-            return target.write(buffer, offset, length)
+            return target.write(buffer, offset, length, position)
           }
         }
         if (property === 'datasync' && sabotage.datasync) {
@@ -118,6 +119,26 @@ describe('group commit', () => {
   })
 })
 
+describe('the journal file', () => {
+  it('grows a mebibyte of zeros at a time, written with the line that needs them, and reads back every line', async () => {
+    const file = await tempDataFile()
+    const { store } = await openTestStore(file, { journalThresholdBytes: 64 << 20 })
+    const sizes: number[] = []
+    // 300 KiB lines: the fourth passes the first mebibyte; then one line longer than a mebibyte on its own.
+    for (const [n, bytes] of [300, 300, 300, 300, 1_500].map((kib, n) => [n, kib << 10] as const)) {
+      store.put('notes', { id: `n${n}`, text: 'x'.repeat(bytes) })
+      await store.commit()
+      sizes.push((await stat(`${file}.journal`)).size)
+    }
+    expect(sizes).toEqual([1, 1, 1, 2, 3].map((mib) => mib << 20))
+    expect((await journalLines(file)).map((line) => JSON.parse(line).ops[0][2])).toEqual(['n0', 'n1', 'n2', 'n3', 'n4'])
+    await store.close()
+    const { store: reopened } = await openTestStore(file)
+    expect([...reopened.values('notes')].map((note) => note.text.length)).toEqual([300, 300, 300, 300, 1_500].map((kib) => kib << 10))
+    await reopened.close()
+  })
+})
+
 describe('compaction', () => {
   it('writes a snapshot and empties the journal once it passes the threshold', async () => {
     const file = await tempDataFile()
@@ -129,7 +150,7 @@ describe('compaction', () => {
       // Compaction runs beside the commits; once it is done, the journal holds only what came after its snapshot.
       await store.compacted()
       // The line that passes the threshold is written before the snapshot, so the journal may hold that one line more.
-      expect((await stat(`${file}.journal`)).size).toBeLessThanOrEqual(2_200)
+      expect((await journalText(file)).length).toBeLessThanOrEqual(2_200)
     }
     const snapshot = JSON.parse(await readFile(file, 'utf8'))
     expect(Object.keys(snapshot.collections.payments).length).toBeGreaterThan(80)
@@ -162,7 +183,7 @@ describe('compaction', () => {
     await store.compacted()
     // What a process killed now leaves: the last snapshot and the journal that replaced the old one.
     const leftBehind = { snapshot: await readFile(file), journal: await readFile(`${file}.journal`) }
-    expect(leftBehind.journal.length).toBeLessThan(64 * 1024 + 2_000)
+    expect(journalContentOf(leftBehind.journal).length).toBeLessThan(64 * 1024 + 2_000)
     await store.close()
     await writeFile(file, leftBehind.snapshot)
     await writeFile(`${file}.journal`, leftBehind.journal)
