@@ -141,6 +141,7 @@ describe('New draft form', () => {
       [{ 'item-1-unitPrice': '45.555' }, 'Item row 2: Invalid unit price "45.555"', 'Field: items.1.unitPrice'],
       [{ 'item-0-quantity': 'two' }, 'Item row 1: the quantity must be a whole number.', 'Field: items.0.quantity'],
       [{ dueDate: '2026-02-30' }, 'Invalid `dueDate`', 'Field: dueDate'],
+      [{ dueDate: '0000-01-01' }, 'Invalid `dueDate`: must be a day from 2000-01-01 to 2199-12-31.', 'Field: dueDate'],
       [{ taxPercent: '' }, 'taxPercent is required with taxLabel', 'Field: taxPercent'],
       [{ 'item-0-quantity': '3000', 'item-0-unitPrice': '2.00' }, 'must be under FJ$5,000.00', 'Field: items'],
     ]
@@ -170,7 +171,8 @@ describe('a refused invoice form comes back with what was typed (issue 14)', () 
     for (const expected of [
       'name="customerName" value="Nadi &quot;Best&quot; Bakery"',
       'name="customerEmail" value="orders@nadibakery.example"',
-      'name="dueDate" value="2026-12-31"',
+      // The browser's date picker offers the API's range.
+      'name="dueDate" value="2026-12-31" type="date" min="2000-01-01" max="2199-12-31"',
       'name="item-0-description" value="Bread rolls"',
       'name="item-0-unitPrice" value="1.50"',
       'name="item-1-quantity" value="two"',

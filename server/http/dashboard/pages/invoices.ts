@@ -1,6 +1,7 @@
 import type { Request, Router } from 'express'
 import { ApiError, invalidRequest } from '../../../../src/errors.js'
 import {
+  DUE_DATE_RANGE,
   MAX_ITEMS,
   createInvoiceRequestSchema,
   invoiceStatusSchema,
@@ -219,6 +220,8 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
       customerName: text.customerName ?? '',
       customerEmail: text.customerEmail ?? '',
       dueDate: text.dueDate ?? '',
+      dueDateFirst: DUE_DATE_RANGE.first,
+      dueDateLast: DUE_DATE_RANGE.last,
       vatNumber: text.vatNumber ?? '',
       vatNumberHint:
         settingsVat === null
