@@ -424,6 +424,26 @@ describe('Invoice page', () => {
   })
 })
 
+// Every dashboard page refused a query parameter it does not read, each one given twice too; these files took any.
+describe('the PDF, an attachment and an e-mail\'s frame take no query', () => {
+  it('answers an unknown parameter with a 400 page naming it, and serves the file without one', async () => {
+    const { agent, api, draft, send } = await businessAgent()
+    await send()
+    const path = `/dashboard/invoices/${draft.id}`
+    await submitForm(agent, path, `${path}/email`)
+    const [email] = (await api.get('/_sim/emails')).body.data
+    for (const file of [`${path}/pdf`, `/dashboard/outbox/${email.id}/attachments/0`, `/dashboard/outbox/${email.id}/html`]) {
+      const refused = await agent.get(`${file}?download=1`)
+      expect(refused.status, file).toBe(400)
+      expect(refused.headers.get('content-type'), file).toMatch(/^text\/html/)
+      expect(refused.html, file).toContain('Unknown query parameter `download`.')
+      // The error page is the dashboard's own, not sandboxed or framed as the file would be.
+      expect(refused.headers.get('content-disposition'), file).toBeNull()
+      expect((await agent.get(file)).status, file).toBe(200)
+    }
+  })
+})
+
 describe('Invoices: who may see what', () => {
   it('explains to an individual merchant that invoices are for Business accounts, on every page and action', async () => {
     const { keys } = await signupMerchant(base, 'individual')
@@ -440,6 +460,8 @@ describe('Invoices: who may see what', () => {
     expect(refused.location).toBe('/dashboard/invoices')
     expect(errorFlashOf(await agent.follow(refused))).toContain('Invoices need a Business account.')
     expect((await agent.get('/dashboard/invoices/1/pdf')).status).toBe(403)
+    // The tier before the query, as on /v1.
+    expect((await agent.get('/dashboard/invoices/1/pdf?x=1')).status).toBe(403)
   })
 
   // /v1 checks the tier before the query: GET /v1/invoices?x=1 is 403 business_only for an individual, not 400.

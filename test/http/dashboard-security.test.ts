@@ -66,6 +66,31 @@ describe('signing in', () => {
     expect(await again.text()).toContain('That sign-in link has been used or has expired')
   })
 
+  // Every other dashboard page refused a query it does not read; these two took any.
+  it('the sign-in form and the login link take only the query they read, each once, and a refused link still works', async () => {
+    const signIn = async (query: string) => {
+      const response = await fetch(`${base}/dashboard/sign-in${query}`, { redirect: 'manual' })
+      return { status: response.status, type: response.headers.get('content-type'), html: await response.text() }
+    }
+    const unknown = await signIn('?colour=blue')
+    expect([unknown.status, unknown.type?.startsWith('text/html')]).toEqual([400, true])
+    expect(unknown.html).toContain('Unknown query parameter `colour`.')
+    expect(unknown.html).toContain('<code>invalid_request</code>')
+    expect((await signIn('?ended=key&ended=key')).html).toContain('Invalid `ended`: give it once, not 2 times.')
+    // What a session ended by its key's revocation is sent to: the form says why.
+    const ended = await signIn('?ended=key')
+    expect(ended.status).toBe(200)
+    expect(ended.html).toContain('You were signed out: the key you signed in with was revoked')
+
+    const { keys } = await signupMerchant(base)
+    const link = (await call(base, 'POST', '/_sim/dashboard/login-links', { key: keys.secret })).body.url as string
+    const refused = await fetch(`${link}?colour=blue`, { redirect: 'manual' })
+    expect(refused.status).toBe(400)
+    expect(await refused.text()).toContain('Unknown query parameter `colour`.')
+    expect(refused.headers.getSetCookie().some((line) => line.startsWith('bula_dashboard='))).toBe(false)
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(303)
+  })
+
   it('needs a secret key to make a link: a publishable key is refused', async () => {
     const { keys } = await signupMerchant(base)
     const refused = await call(base, 'POST', '/_sim/dashboard/login-links', { key: keys.publishable })

@@ -64,6 +64,21 @@ export interface ActionInput {
 
 export type PageHandler = (req: Request, dash: Dash) => PageResult | Promise<PageResult>
 export type ActionHandler = (req: Request, dash: Dash, input: ActionInput) => ActionResult | Promise<ActionResult>
+/** A GET that writes its own answer (a file, a frame's source, a list's refreshed rows) rather than a page of the layout. */
+export type ResourceHandler = (req: Request, res: Response, dash: Dash) => void | Promise<void>
+
+/**
+ * What a GET under a session takes. `query` names the query parameters it
+ * reads (none unless given); `'any'` is only for the catch-all, which is no
+ * page, so its answer is 404 whatever the query. `guard` returns the page
+ * to show instead when the merchant may not see this one (Invoices for an
+ * individual account); it runs before the query is checked, as on /v1,
+ * where the tier (403 business_only) is checked before the query (400).
+ */
+export interface GetOptions {
+  query?: readonly string[] | 'any'
+  guard?: (dash: Dash) => PageResult | undefined
+}
 
 const STATUS_TONES: Record<string, 'ok' | 'bad' | 'wait'> = {
   succeeded: 'ok',
@@ -292,32 +307,29 @@ export class DashboardKit {
     return this.badge(status, STATUS_TONES[status] ?? 'quiet')
   }
 
+  /** A page: only with a session (GetOptions); the layout, navigation and flash come from here. */
+  page(router: Router, path: string, handler: PageHandler, options: GetOptions = {}): void {
+    this.resource(router, path, async (req, res, dash) => this.send(res, dash, await handler(req, dash)), options)
+  }
+
   /**
-   * A page: only with a session; the layout, navigation and flash come from
-   * here. `query` names the query parameters the page reads (none unless
-   * given); `'any'` is only for the catch-all, which is no page, so its
-   * answer is 404 whatever the query. `guard` returns the page to show
-   * instead when the merchant may not see this one (Invoices for an
-   * individual account); it runs before the query is checked, as on /v1,
-   * where the tier (403 business_only) is checked before the query (400).
+   * A GET whose handler writes the answer itself (a file, a frame's source):
+   * the same session, guard and query rules as a page (GetOptions); an error
+   * the handler throws, before it writes, is the dashboard's error page.
    */
-  page(
-    router: Router,
-    path: string,
-    handler: PageHandler,
-    { query = [], guard }: { query?: readonly string[] | 'any'; guard?: (dash: Dash) => PageResult | undefined } = {},
-  ): void {
+  resource(router: Router, path: string, handler: ResourceHandler, { query = [], guard }: GetOptions = {}): void {
     const checkQuery = query === 'any' ? () => {} : strictQuery(query)
     router.get(path, async (req, res) => {
       const dash = this.signedIn(req, res)
       if (!dash) return
       try {
-        let page = guard?.(dash)
-        if (!page) {
-          checkQuery(req)
-          page = await handler(req, dash)
+        const instead = guard?.(dash)
+        if (instead) {
+          this.send(res, dash, instead)
+          return
         }
-        this.send(res, dash, page)
+        checkQuery(req)
+        await handler(req, res, dash)
       } catch (error) {
         this.sendError(res, dash, error)
       }

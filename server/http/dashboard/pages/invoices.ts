@@ -439,18 +439,17 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
   })
 
   // The API's PDF, shown inline so the detail page can frame it.
-  router.get('/invoices/:id/pdf', async (req, res) => {
-    const dash = kit.signedIn(req, res)
-    if (!dash) return
-    try {
+  kit.resource(
+    router,
+    '/invoices/:id/pdf',
+    async (req, res, dash) => {
       const { invoice, pdf } = await invoicePdf(ctx, dash.caller, String(req.params.id))
       res.setHeader('Content-Security-Policy', "frame-ancestors 'self'")
       res.setHeader('X-Frame-Options', 'SAMEORIGIN')
       res.setHeader('Content-Type', 'application/pdf')
       res.setHeader('Content-Disposition', `inline; filename="${invoice.number}.pdf"`)
       res.send(pdf)
-    } catch (error) {
-      kit.sendError(res, dash, error)
-    }
-  })
+    },
+    { guard: businessOnly },
+  )
 }
