@@ -310,6 +310,42 @@ describe('bad input', () => {
     expect(refused.html).toContain('Invalid `status`: give it once, not 2 times.')
   })
 
+  // /v1 judges the values of the parameters a route reads before the names it does not read: the dashboard named `colour` here.
+  it('names a bad value before an unknown parameter, as /v1 does, and an unknown parameter before what only the service checks', async () => {
+    const { keys, api } = await busyMerchant()
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    for (const [query, param, message] of [
+      ['limit=abc&colour=blue', 'limit', 'Invalid `limit`'],
+      ['colour=blue&status=lost', 'status', 'Invalid `status`'],
+      // The cursor is the service's to judge, after the query's names, on both surfaces.
+      ['cursor=nonsense&colour=blue', 'colour', 'Unknown query parameter `colour`.'],
+    ] as const) {
+      const v1 = await api.get(`/v1/checkout-sessions?${query}`)
+      expect([v1.status, v1.body.error.code, v1.body.error.param], query).toEqual([400, 'invalid_request', param])
+      const page = await agent.get(`/dashboard/sessions?${query}`)
+      expect(page.status, query).toBe(400)
+      expect(page.html, query).toContain(message)
+      expect(page.html.includes('Unknown query parameter'), query).toBe(param === 'colour')
+    }
+  })
+
+  it.each([
+    ['/dashboard/invoices', 'status=lost', 'Choose a status'],
+    ['/dashboard/invoices', 'starting_after=abc', 'Invalid `starting_after`'],
+    ['/dashboard/payouts', 'page=0', 'Invalid `page`'],
+    ['/dashboard/events', 'type=nope', 'Invalid `type`'],
+    ['/dashboard/events/rows', 'limit=0', 'Invalid `limit`'],
+  ])('%s names the bad value of %s before an unknown parameter', async (path, bad, message) => {
+    const agent = await DashboardAgent.signIn(base, (await signupMerchant(base)).keys.secret)
+    const alone = await agent.get(`${path}?${bad}`)
+    const withUnknown = await agent.get(`${path}?colour=blue&${bad}`)
+    expect(alone.status).toBe(400)
+    expect(alone.html).toContain(message)
+    expect(withUnknown.status).toBe(400)
+    expect(withUnknown.html).toContain(message)
+    expect(withUnknown.html).not.toContain('Unknown query parameter')
+  })
+
   it('a form over its limit, or in another charset, gets the dashboard\'s error page in its layout, with the status and code', async () => {
     const agent = await DashboardAgent.signIn(base, (await signupMerchant(base)).keys.secret)
     const large = await agent.post('/dashboard/settings', { displayName: 'x'.repeat(70_000) })

@@ -70,13 +70,16 @@ export type ResourceHandler = (req: Request, res: Response, dash: Dash) => void 
 /**
  * What a GET under a session takes. `query` names the query parameters it
  * reads (none unless given); `'any'` is only for the catch-all, which is no
- * page, so its answer is 404 whatever the query. `guard` returns the page
- * to show instead when the merchant may not see this one (Invoices for an
- * individual account); it runs before the query is checked, as on /v1,
- * where the tier (403 business_only) is checked before the query (400).
+ * page, so its answer is 404 whatever the query. `values` is the page's own
+ * reading of those parameters' values, throwing on a bad one. `guard`
+ * returns the page to show instead when the merchant may not see this one
+ * (Invoices for an individual account); it runs before the query is
+ * checked, as on /v1, where the tier (403 business_only) is checked before
+ * the query (400).
  */
 export interface GetOptions {
   query?: readonly string[] | 'any'
+  values?: (req: Request) => unknown
   guard?: (dash: Dash) => PageResult | undefined
 }
 
@@ -190,13 +193,30 @@ const singleQueryValue = z.string()
  * parameter they do not declare and take one value of each. A mistyped
  * filter (`?stauts=paid`) or a repeated one (`?status=open&status=paid`)
  * says so instead of showing the whole list. As on /v1, a repeated name is
- * reported before an unknown one. An empty value stays the page's to read:
- * its filter forms send `status=` for "all".
+ * reported before an unknown one, and so is a bad value: /v1 parses a
+ * query's values and names with one schema, which judges the values first,
+ * so an unknown name is refused only once `values` (the page's own reading)
+ * finds them good; otherwise the check passes and the page names the bad
+ * value as it does when it is alone. An empty value stays the page's to
+ * read: its filter forms send `status=` for "all".
  */
-export function strictQuery(names: readonly string[]): (req: Request) => void {
+export function strictQuery(names: readonly string[], values?: (req: Request) => unknown): (req: Request) => void {
   const schema = z.strictObject(Object.fromEntries(names.map((name) => [name, singleQueryValue.optional()])))
   return (req) => {
+    const result = schema.safeParse(req.query)
+    if (result.success) return
+    if (result.error.issues[0]!.code === 'unrecognized_keys' && values && !valuesAreGood(values, req)) return
     parseWith(schema, req.query, 'query')
+  }
+}
+
+function valuesAreGood(values: (req: Request) => unknown, req: Request): boolean {
+  try {
+    values(req)
+    return true
+  } catch (error) {
+    if (error instanceof ApiError) return false
+    throw error
   }
 }
 
@@ -317,8 +337,8 @@ export class DashboardKit {
    * the same session, guard and query rules as a page (GetOptions); an error
    * the handler throws, before it writes, is the dashboard's error page.
    */
-  resource(router: Router, path: string, handler: ResourceHandler, { query = [], guard }: GetOptions = {}): void {
-    const checkQuery = query === 'any' ? () => {} : strictQuery(query)
+  resource(router: Router, path: string, handler: ResourceHandler, { query = [], values, guard }: GetOptions = {}): void {
+    const checkQuery = query === 'any' ? () => {} : strictQuery(query, values)
     router.get(path, async (req, res) => {
       const dash = this.signedIn(req, res)
       if (!dash) return

@@ -211,7 +211,7 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
       }),
     }
   }
-  kit.page(router, '/events', eventsPage, { query: EVENTS_QUERY })
+  kit.page(router, '/events', eventsPage, { query: EVENTS_QUERY, values: eventsQueryOf })
 
   // The live refresh's source: a fragment, not a page of the layout, but still only with a session.
   kit.resource(
@@ -220,7 +220,7 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
     (req, res, dash) => {
       res.type('html').send(eventRows(dash, eventsQueryOf(req)).html)
     },
-    { query: EVENTS_QUERY },
+    { query: EVENTS_QUERY, values: eventsQueryOf },
   )
 
   kit.page(router, '/events/:id', (req, dash) => {
