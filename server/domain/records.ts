@@ -8,6 +8,7 @@ import {
   invoiceFields,
   invoicePrefixSchema,
   invoiceStatusSchema,
+  isoDateSchema,
   metadataSchema,
   modeSchema,
   paymentIntentStatusSchema,
@@ -263,7 +264,11 @@ export const invoiceRecordSchema = z
     taxPercent: invoiceFields.taxPercent,
     /** This invoice's own seller VAT number, overriding the merchant's in Settings; null uses that one. */
     vatNumber: invoiceFields.vatNumber.nullable(),
-    dueDate: invoiceFields.dueDate,
+    /**
+     * Any day that exists, wider than the API's due-date range: data files and state exports written before
+     * that range was enforced may hold a draft due in year 0000, and must still open and import.
+     */
+    dueDate: isoDateSchema,
     /** The secret part of the hosted page's address: as long as the tokens server/ids.ts makes, so never guessable. */
     pageToken: z.string().regex(/^[0-9A-Za-z]{32,64}$/, 'must be 32 to 64 letters and digits'),
     createdAt: time,

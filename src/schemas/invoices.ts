@@ -20,6 +20,20 @@ export type InvoiceItem = z.infer<typeof invoiceItemSchema>
 export const isoDateSchema = z.iso.date()
 
 /**
+ * The days a due date may fall on. The spec sets no bound relative to today,
+ * so a past day stays allowed (a draft may record a debt already due); the
+ * years only keep out what no invoice means (`0000-01-01`, `9999-12-31`).
+ * The merchant's clock runs from 400 days behind real time to a century
+ * ahead, so every day it can show falls inside them.
+ */
+export const DUE_DATE_RANGE = { first: '2000-01-01', last: '2199-12-31' } as const
+
+/** An invoice's due date: a calendar date that exists, within DUE_DATE_RANGE (YYYY-MM-DD compares as text). */
+export const dueDateSchema = isoDateSchema
+  .refine((day) => day >= DUE_DATE_RANGE.first && day <= DUE_DATE_RANGE.last, `must be a day from ${DUE_DATE_RANGE.first} to ${DUE_DATE_RANGE.last}`)
+  .meta({ description: `A day that exists (Pacific/Fiji), from ${DUE_DATE_RANGE.first} to ${DUE_DATE_RANGE.last}; a past day is allowed.` })
+
+/**
  * Up to 100, with at most 2 decimal places. A number with 2 decimals reads
  * back as itself from `toFixed(2)` (12.25, 0.29); a tolerance on `value * 100`
  * instead let through 1e-300 and 0.30000000000000004, which the Invoice then
@@ -41,7 +55,7 @@ export const vatNumberSchema = z.string().trim().min(1).max(40)
 
 export const invoiceFields = {
   customerName: z.string().trim().min(1).max(100),
-  dueDate: isoDateSchema,
+  dueDate: dueDateSchema,
   items: z.array(invoiceItemSchema).min(1).max(MAX_ITEMS),
   customerEmail: z.email().max(254),
   taxLabel: z.string().trim().min(1).max(40),

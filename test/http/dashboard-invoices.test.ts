@@ -141,6 +141,7 @@ describe('New draft form', () => {
       [{ 'item-1-unitPrice': '45.555' }, 'Item row 2: Invalid unit price "45.555"', 'Field: items.1.unitPrice'],
       [{ 'item-0-quantity': 'two' }, 'Item row 1: the quantity must be a whole number.', 'Field: items.0.quantity'],
       [{ dueDate: '2026-02-30' }, 'Invalid `dueDate`', 'Field: dueDate'],
+      [{ dueDate: '0000-01-01' }, 'Invalid `dueDate`: must be a day from 2000-01-01 to 2199-12-31.', 'Field: dueDate'],
       [{ taxPercent: '' }, 'taxPercent is required with taxLabel', 'Field: taxPercent'],
       [{ 'item-0-quantity': '3000', 'item-0-unitPrice': '2.00' }, 'must be under FJ$5,000.00', 'Field: items'],
     ]
@@ -170,7 +171,8 @@ describe('a refused invoice form comes back with what was typed (issue 14)', () 
     for (const expected of [
       'name="customerName" value="Nadi &quot;Best&quot; Bakery"',
       'name="customerEmail" value="orders@nadibakery.example"',
-      'name="dueDate" value="2026-12-31"',
+      // The browser's date picker offers the API's range.
+      'name="dueDate" value="2026-12-31" type="date" min="2000-01-01" max="2199-12-31"',
       'name="item-0-description" value="Bread rolls"',
       'name="item-0-unitPrice" value="1.50"',
       'name="item-1-quantity" value="two"',
@@ -422,6 +424,26 @@ describe('Invoice page', () => {
   })
 })
 
+// Every dashboard page refused a query parameter it does not read, each one given twice too; these files took any.
+describe('the PDF, an attachment and an e-mail\'s frame take no query', () => {
+  it('answers an unknown parameter with a 400 page naming it, and serves the file without one', async () => {
+    const { agent, api, draft, send } = await businessAgent()
+    await send()
+    const path = `/dashboard/invoices/${draft.id}`
+    await submitForm(agent, path, `${path}/email`)
+    const [email] = (await api.get('/_sim/emails')).body.data
+    for (const file of [`${path}/pdf`, `/dashboard/outbox/${email.id}/attachments/0`, `/dashboard/outbox/${email.id}/html`]) {
+      const refused = await agent.get(`${file}?download=1`)
+      expect(refused.status, file).toBe(400)
+      expect(refused.headers.get('content-type'), file).toMatch(/^text\/html/)
+      expect(refused.html, file).toContain('Unknown query parameter `download`.')
+      // The error page is the dashboard's own, not sandboxed or framed as the file would be.
+      expect(refused.headers.get('content-disposition'), file).toBeNull()
+      expect((await agent.get(file)).status, file).toBe(200)
+    }
+  })
+})
+
 describe('Invoices: who may see what', () => {
   it('explains to an individual merchant that invoices are for Business accounts, on every page and action', async () => {
     const { keys } = await signupMerchant(base, 'individual')
@@ -438,6 +460,8 @@ describe('Invoices: who may see what', () => {
     expect(refused.location).toBe('/dashboard/invoices')
     expect(errorFlashOf(await agent.follow(refused))).toContain('Invoices need a Business account.')
     expect((await agent.get('/dashboard/invoices/1/pdf')).status).toBe(403)
+    // The tier before the query, as on /v1.
+    expect((await agent.get('/dashboard/invoices/1/pdf?x=1')).status).toBe(403)
   })
 
   // /v1 checks the tier before the query: GET /v1/invoices?x=1 is 403 business_only for an individual, not 400.

@@ -66,6 +66,31 @@ describe('signing in', () => {
     expect(await again.text()).toContain('That sign-in link has been used or has expired')
   })
 
+  // Every other dashboard page refused a query it does not read; these two took any.
+  it('the sign-in form and the login link take only the query they read, each once, and a refused link still works', async () => {
+    const signIn = async (query: string) => {
+      const response = await fetch(`${base}/dashboard/sign-in${query}`, { redirect: 'manual' })
+      return { status: response.status, type: response.headers.get('content-type'), html: await response.text() }
+    }
+    const unknown = await signIn('?colour=blue')
+    expect([unknown.status, unknown.type?.startsWith('text/html')]).toEqual([400, true])
+    expect(unknown.html).toContain('Unknown query parameter `colour`.')
+    expect(unknown.html).toContain('<code>invalid_request</code>')
+    expect((await signIn('?ended=key&ended=key')).html).toContain('Invalid `ended`: give it once, not 2 times.')
+    // What a session ended by its key's revocation is sent to: the form says why.
+    const ended = await signIn('?ended=key')
+    expect(ended.status).toBe(200)
+    expect(ended.html).toContain('You were signed out: the key you signed in with was revoked')
+
+    const { keys } = await signupMerchant(base)
+    const link = (await call(base, 'POST', '/_sim/dashboard/login-links', { key: keys.secret })).body.url as string
+    const refused = await fetch(`${link}?colour=blue`, { redirect: 'manual' })
+    expect(refused.status).toBe(400)
+    expect(await refused.text()).toContain('Unknown query parameter `colour`.')
+    expect(refused.headers.getSetCookie().some((line) => line.startsWith('bula_dashboard='))).toBe(false)
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(303)
+  })
+
   it('needs a secret key to make a link: a publishable key is refused', async () => {
     const { keys } = await signupMerchant(base)
     const refused = await call(base, 'POST', '/_sim/dashboard/login-links', { key: keys.publishable })
@@ -283,6 +308,42 @@ describe('bad input', () => {
     const refused = await agent.get(`/dashboard/sessions?${query}`)
     expect(refused.status).toBe(400)
     expect(refused.html).toContain('Invalid `status`: give it once, not 2 times.')
+  })
+
+  // /v1 judges the values of the parameters a route reads before the names it does not read: the dashboard named `colour` here.
+  it('names a bad value before an unknown parameter, as /v1 does, and an unknown parameter before what only the service checks', async () => {
+    const { keys, api } = await busyMerchant()
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    for (const [query, param, message] of [
+      ['limit=abc&colour=blue', 'limit', 'Invalid `limit`'],
+      ['colour=blue&status=lost', 'status', 'Invalid `status`'],
+      // The cursor is the service's to judge, after the query's names, on both surfaces.
+      ['cursor=nonsense&colour=blue', 'colour', 'Unknown query parameter `colour`.'],
+    ] as const) {
+      const v1 = await api.get(`/v1/checkout-sessions?${query}`)
+      expect([v1.status, v1.body.error.code, v1.body.error.param], query).toEqual([400, 'invalid_request', param])
+      const page = await agent.get(`/dashboard/sessions?${query}`)
+      expect(page.status, query).toBe(400)
+      expect(page.html, query).toContain(message)
+      expect(page.html.includes('Unknown query parameter'), query).toBe(param === 'colour')
+    }
+  })
+
+  it.each([
+    ['/dashboard/invoices', 'status=lost', 'Choose a status'],
+    ['/dashboard/invoices', 'starting_after=abc', 'Invalid `starting_after`'],
+    ['/dashboard/payouts', 'page=0', 'Invalid `page`'],
+    ['/dashboard/events', 'type=nope', 'Invalid `type`'],
+    ['/dashboard/events/rows', 'limit=0', 'Invalid `limit`'],
+  ])('%s names the bad value of %s before an unknown parameter', async (path, bad, message) => {
+    const agent = await DashboardAgent.signIn(base, (await signupMerchant(base)).keys.secret)
+    const alone = await agent.get(`${path}?${bad}`)
+    const withUnknown = await agent.get(`${path}?colour=blue&${bad}`)
+    expect(alone.status).toBe(400)
+    expect(alone.html).toContain(message)
+    expect(withUnknown.status).toBe(400)
+    expect(withUnknown.html).toContain(message)
+    expect(withUnknown.html).not.toContain('Unknown query parameter')
   })
 
   it('a form over its limit, or in another charset, gets the dashboard\'s error page in its layout, with the status and code', async () => {

@@ -125,6 +125,16 @@ describe('POST /v1/invoices', () => {
     ['taxLabel without taxPercent', { taxLabel: 'VAT' }, 400, 'taxPercent'],
     ['dueDate not a date', { dueDate: '31/12/2026' }, 400, 'dueDate'],
     ['dueDate that does not exist', { dueDate: '2026-02-30' }, 400, 'dueDate'],
+    ['dueDate 29 February of a leap year', { dueDate: '2028-02-29' }, 201],
+    ['dueDate 29 February of another year', { dueDate: '2027-02-29' }, 400, 'dueDate'],
+    // Past days are allowed (the spec sets no lower bound: a draft may record a debt already due), absurd years are not.
+    ['dueDate in the past', { dueDate: '2020-01-01' }, 201],
+    ['dueDate on the first day of the range', { dueDate: '2000-01-01' }, 201],
+    ['dueDate on the last day of the range', { dueDate: '2199-12-31' }, 201],
+    ['dueDate in year 0000', { dueDate: '0000-01-01' }, 400, 'dueDate'],
+    ['dueDate the day before the range', { dueDate: '1999-12-31' }, 400, 'dueDate'],
+    ['dueDate the day after the range', { dueDate: '2200-01-01' }, 400, 'dueDate'],
+    ['dueDate in year 9999', { dueDate: '9999-12-31' }, 400, 'dueDate'],
     ['customerEmail not an e-mail', { customerEmail: 'club' }, 400, 'customerEmail'],
     ['an unknown field', { memo: 'x' }, 400, 'memo'],
   ])('%s', async (_name, extra, status, param?: string) => {
@@ -280,6 +290,17 @@ describe('send, void and numbering', () => {
     })
     await send(invoice.id)
     expect((await api.patch(`/_sim/invoices/${invoice.id}`, { customerName: 'Too late' })).body.error.code).toBe('invalid_state')
+  })
+
+  it('holds an edited due date to the same range as create', async () => {
+    const { api, create } = await business()
+    const invoice = (await create()).body
+    for (const dueDate of ['0000-01-01', '2026-02-30', '2200-01-01']) {
+      const refused = await api.patch(`/_sim/invoices/${invoice.id}`, { dueDate })
+      expect([refused.status, refused.body.error.code, refused.body.error.param], dueDate).toEqual([400, 'invalid_request', 'dueDate'])
+    }
+    expect((await api.get(`/v1/invoices/${invoice.id}`)).body.dueDate).toBe(invoice.dueDate)
+    expect((await api.patch(`/_sim/invoices/${invoice.id}`, { dueDate: '2020-01-01' })).body.dueDate).toBe('2020-01-01')
   })
 })
 

@@ -27,6 +27,32 @@ describe('recordProblem', () => {
     expect(recordProblem('idempotency', withoutResponse)).toMatch(/^Invalid `idempotency.response`: a replay needs the response/)
   })
 
+  it('opens an invoice due on any day that exists, as an older bula stored it, though the API now takes 2000 to 2199 only', () => {
+    const draft = {
+      id: '1',
+      invoiceId: 1,
+      merchantId: 'ms_1a2b',
+      mode: 'test',
+      status: 'draft',
+      number: null,
+      customerName: 'Nadi Hotel',
+      customerEmail: null,
+      items: [{ description: 'Mats', quantity: 1, unitPrice: 100 }],
+      taxLabel: null,
+      taxPercent: 0,
+      vatNumber: null,
+      dueDate: '0000-01-01',
+      pageToken: 'a'.repeat(32),
+      createdAt: 1,
+      sentAt: null,
+      paidAt: null,
+      voidedAt: null,
+      checkoutSessionIds: [],
+    }
+    expect(recordProblem('invoices', draft)).toBeNull()
+    expect(recordProblem('invoices', { ...draft, dueDate: '2026-02-30' })).toMatch(/^Invalid `invoices.dueDate`: /)
+  })
+
   it('names the field of any other collection, and leaves a collection this version does not know alone', () => {
     expect(recordProblem('counters', { id: 'invoiceId', last: 'x' })).toMatch(/^Invalid `counters.last`: /)
     expect(recordProblem('somethingNewer', { id: 'x', anything: true })).toBeNull()

@@ -64,6 +64,24 @@ export interface ActionInput {
 
 export type PageHandler = (req: Request, dash: Dash) => PageResult | Promise<PageResult>
 export type ActionHandler = (req: Request, dash: Dash, input: ActionInput) => ActionResult | Promise<ActionResult>
+/** A GET that writes its own answer (a file, a frame's source, a list's refreshed rows) rather than a page of the layout. */
+export type ResourceHandler = (req: Request, res: Response, dash: Dash) => void | Promise<void>
+
+/**
+ * What a GET under a session takes. `query` names the query parameters it
+ * reads (none unless given); `'any'` is only for the catch-all, which is no
+ * page, so its answer is 404 whatever the query. `values` is the page's own
+ * reading of those parameters' values, throwing on a bad one. `guard`
+ * returns the page to show instead when the merchant may not see this one
+ * (Invoices for an individual account); it runs before the query is
+ * checked, as on /v1, where the tier (403 business_only) is checked before
+ * the query (400).
+ */
+export interface GetOptions {
+  query?: readonly string[] | 'any'
+  values?: (req: Request) => unknown
+  guard?: (dash: Dash) => PageResult | undefined
+}
 
 const STATUS_TONES: Record<string, 'ok' | 'bad' | 'wait'> = {
   succeeded: 'ok',
@@ -175,13 +193,30 @@ const singleQueryValue = z.string()
  * parameter they do not declare and take one value of each. A mistyped
  * filter (`?stauts=paid`) or a repeated one (`?status=open&status=paid`)
  * says so instead of showing the whole list. As on /v1, a repeated name is
- * reported before an unknown one. An empty value stays the page's to read:
- * its filter forms send `status=` for "all".
+ * reported before an unknown one, and so is a bad value: /v1 parses a
+ * query's values and names with one schema, which judges the values first,
+ * so an unknown name is refused only once `values` (the page's own reading)
+ * finds them good; otherwise the check passes and the page names the bad
+ * value as it does when it is alone. An empty value stays the page's to
+ * read: its filter forms send `status=` for "all".
  */
-export function strictQuery(names: readonly string[]): (req: Request) => void {
+export function strictQuery(names: readonly string[], values?: (req: Request) => unknown): (req: Request) => void {
   const schema = z.strictObject(Object.fromEntries(names.map((name) => [name, singleQueryValue.optional()])))
   return (req) => {
+    const result = schema.safeParse(req.query)
+    if (result.success) return
+    if (result.error.issues[0]!.code === 'unrecognized_keys' && values && !valuesAreGood(values, req)) return
     parseWith(schema, req.query, 'query')
+  }
+}
+
+function valuesAreGood(values: (req: Request) => unknown, req: Request): boolean {
+  try {
+    values(req)
+    return true
+  } catch (error) {
+    if (error instanceof ApiError) return false
+    throw error
   }
 }
 
@@ -292,32 +327,29 @@ export class DashboardKit {
     return this.badge(status, STATUS_TONES[status] ?? 'quiet')
   }
 
+  /** A page: only with a session (GetOptions); the layout, navigation and flash come from here. */
+  page(router: Router, path: string, handler: PageHandler, options: GetOptions = {}): void {
+    this.resource(router, path, async (req, res, dash) => this.send(res, dash, await handler(req, dash)), options)
+  }
+
   /**
-   * A page: only with a session; the layout, navigation and flash come from
-   * here. `query` names the query parameters the page reads (none unless
-   * given); `'any'` is only for the catch-all, which is no page, so its
-   * answer is 404 whatever the query. `guard` returns the page to show
-   * instead when the merchant may not see this one (Invoices for an
-   * individual account); it runs before the query is checked, as on /v1,
-   * where the tier (403 business_only) is checked before the query (400).
+   * A GET whose handler writes the answer itself (a file, a frame's source):
+   * the same session, guard and query rules as a page (GetOptions); an error
+   * the handler throws, before it writes, is the dashboard's error page.
    */
-  page(
-    router: Router,
-    path: string,
-    handler: PageHandler,
-    { query = [], guard }: { query?: readonly string[] | 'any'; guard?: (dash: Dash) => PageResult | undefined } = {},
-  ): void {
-    const checkQuery = query === 'any' ? () => {} : strictQuery(query)
+  resource(router: Router, path: string, handler: ResourceHandler, { query = [], values, guard }: GetOptions = {}): void {
+    const checkQuery = query === 'any' ? () => {} : strictQuery(query, values)
     router.get(path, async (req, res) => {
       const dash = this.signedIn(req, res)
       if (!dash) return
       try {
-        let page = guard?.(dash)
-        if (!page) {
-          checkQuery(req)
-          page = await handler(req, dash)
+        const instead = guard?.(dash)
+        if (instead) {
+          this.send(res, dash, instead)
+          return
         }
-        this.send(res, dash, page)
+        checkQuery(req)
+        await handler(req, res, dash)
       } catch (error) {
         this.sendError(res, dash, error)
       }

@@ -7,7 +7,7 @@ import { newToken } from '../../ids.js'
 import { findUsableKey, keyStillUsable } from '../../services/api-keys.js'
 import { safe } from '../../templates.js'
 import { apiRouter, apiRoutes } from '../api-route.js'
-import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, SIGNED_OUT_KEY_ENDED, dashPath, dashboardHeaders, readCookie, sameOrigin, sameToken } from './kit.js'
+import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, SIGNED_OUT_KEY_ENDED, dashPath, dashboardHeaders, readCookie, sameOrigin, sameToken, strictQuery } from './kit.js'
 import { registerDevelopersPages } from './pages/developers.js'
 import { registerDoctorPages } from './pages/doctor.js'
 import { registerFaultsPages } from './pages/faults.js'
@@ -58,13 +58,18 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
     res.status(status).type('html').send(kit.bare('Sign in', content))
   }
 
-  router.get('/sign-in', (req, res) =>
+  // Outside a session, but held to the pages' query rule: a refusal goes to earlyErrors below, an error page.
+  const checkSignInQuery = strictQuery(['ended'])
+  const checkLoginQuery = strictQuery([])
+
+  router.get('/sign-in', (req, res) => {
+    checkSignInQuery(req)
     signInPage(
       res,
       200,
       req.query.ended === SIGNED_OUT_KEY_ENDED ? 'You were signed out: the key you signed in with was revoked, or its rotation overlap ended. Sign in with a key that works.' : undefined,
-    ),
-  )
+    )
+  })
   router.post('/sign-in', express.urlencoded({ extended: false, limit: '16kb' }), (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Record<string, unknown>
     const token = typeof body._csrf === 'string' ? body._csrf : ''
@@ -90,6 +95,8 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
 
   // The link from `bula dashboard`: used up on the first visit, then the address bar shows /dashboard.
   router.get('/login/:token', (req, res) => {
+    // Before the link is used up: a link refused for its query still works without it.
+    checkLoginQuery(req)
     const session = sessions.redeemLoginLink(String(req.params.token))
     if (!session) {
       signInPage(res, 401, 'That sign-in link has been used or has expired. Run `bula dashboard` again, or sign in with a secret key.')

@@ -1,6 +1,7 @@
 import type { Request, Router } from 'express'
 import { ApiError, invalidRequest } from '../../../../src/errors.js'
 import {
+  DUE_DATE_RANGE,
   MAX_ITEMS,
   createInvoiceRequestSchema,
   invoiceStatusSchema,
@@ -9,6 +10,7 @@ import {
   updateInvoiceRequestSchema,
   type Invoice,
   type InvoiceItem,
+  type InvoiceStatus,
 } from '../../../../src/schemas/index.js'
 
 import { sellerVatNumber } from '../../../domain/invoice.js'
@@ -148,26 +150,32 @@ function filterOf(req: Request): InvoicesFilter {
 
 const listPath = (filter: InvoicesFilter): string => dashPath('/invoices', { status: filter.status, starting_after: filter.startingAfter })
 
+/** The filter's values as the list reads them: a bad one is 400 naming it, before the list is read. */
+function listFilterOf(filter: InvoicesFilter): { status: InvoiceStatus | undefined; startingAfter: number | undefined } {
+  const status = filter.status === '' ? undefined : invoiceStatusSchema.safeParse(filter.status)
+  if (status && !status.success) throw invalidRequest(`Choose a status: ${invoiceStatusSchema.options.join(', ')}.`, 'status')
+  const query = parseWith(listInvoicesQuerySchema, { starting_after: filter.startingAfter === '' ? undefined : filter.startingAfter }, 'query')
+  return { status: status?.data, startingAfter: query.starting_after }
+}
+
 /**
  * One page of the list, newest first. The API lists every status, so a
  * status filter reads through its pages until this page is full.
  */
 function invoicesPage(kit: DashboardKit, dash: Dash, filter: InvoicesFilter): { invoices: Invoice[]; hasMore: boolean } {
-  const status = filter.status === '' ? undefined : invoiceStatusSchema.safeParse(filter.status)
-  if (status && !status.success) throw invalidRequest(`Choose a status: ${invoiceStatusSchema.options.join(', ')}.`, 'status')
+  const { status, startingAfter: first } = listFilterOf(filter)
   const found: Invoice[] = []
-  let startingAfter = filter.startingAfter === '' ? undefined : filter.startingAfter
+  let startingAfter = first
   for (;;) {
-    const query = parseWith(listInvoicesQuerySchema, { limit: String(status ? LIST_BATCH : PAGE_SIZE), starting_after: startingAfter }, 'query')
-    const page = listInvoices(kit.ctx, dash.caller, query)
+    const page = listInvoices(kit.ctx, dash.caller, { limit: status ? LIST_BATCH : PAGE_SIZE, starting_after: startingAfter })
     for (const invoice of page.data) {
-      if (status && invoice.status !== status.data) continue
+      if (status && invoice.status !== status) continue
       if (found.length === PAGE_SIZE) return { invoices: found, hasMore: true }
       found.push(invoice)
     }
     if (!page.hasMore) return { invoices: found, hasMore: false }
     if (!status) return { invoices: found, hasMore: true }
-    startingAfter = String(page.data.at(-1)!.id)
+    startingAfter = page.data.at(-1)!.id
   }
 }
 
@@ -219,6 +227,8 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
       customerName: text.customerName ?? '',
       customerEmail: text.customerEmail ?? '',
       dueDate: text.dueDate ?? '',
+      dueDateFirst: DUE_DATE_RANGE.first,
+      dueDateLast: DUE_DATE_RANGE.last,
       vatNumber: text.vatNumber ?? '',
       vatNumberHint:
         settingsVat === null
@@ -284,7 +294,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
       }),
     }
   }
-  kit.page(router, '/invoices', listPage, { query: INVOICES_QUERY, guard: businessOnly })
+  kit.page(router, '/invoices', listPage, { query: INVOICES_QUERY, values: (req) => listFilterOf(filterOf(req)), guard: businessOnly })
 
   kit.action(router, '/invoices', (_req, dash, input) => {
     requireBusiness(dash.caller)
@@ -436,18 +446,17 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
   })
 
   // The API's PDF, shown inline so the detail page can frame it.
-  router.get('/invoices/:id/pdf', async (req, res) => {
-    const dash = kit.signedIn(req, res)
-    if (!dash) return
-    try {
+  kit.resource(
+    router,
+    '/invoices/:id/pdf',
+    async (req, res, dash) => {
       const { invoice, pdf } = await invoicePdf(ctx, dash.caller, String(req.params.id))
       res.setHeader('Content-Security-Policy', "frame-ancestors 'self'")
       res.setHeader('X-Frame-Options', 'SAMEORIGIN')
       res.setHeader('Content-Type', 'application/pdf')
       res.setHeader('Content-Disposition', `inline; filename="${invoice.number}.pdf"`)
       res.send(pdf)
-    } catch (error) {
-      kit.sendError(res, dash, error)
-    }
-  })
+    },
+    { guard: businessOnly },
+  )
 }

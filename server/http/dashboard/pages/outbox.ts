@@ -83,19 +83,11 @@ export function registerOutboxPages(kit: DashboardKit, router: Router): void {
   })
 
   // An attachment's bytes, as the customer would save them: only the signed-in merchant's e-mails, of the mode on show.
-  router.get('/outbox/:id/attachments/:index', (req, res) => {
-    const dash = kit.signedIn(req, res)
-    if (!dash) return
-    let file: Email['attachments'][number] | undefined
-    try {
-      const email = emailOf(dash, String(req.params.id))
-      const index = String(req.params.index)
-      file = /^(0|[1-9][0-9]{0,3})$/.test(index) ? email.attachments[Number(index)] : undefined
-      if (!file) throw notFound('attachment')
-    } catch (error) {
-      kit.sendError(res, dash, error)
-      return
-    }
+  kit.resource(router, '/outbox/:id/attachments/:index', (req, res, dash) => {
+    const email = emailOf(dash, String(req.params.id))
+    const index = String(req.params.index)
+    const file = /^(0|[1-9][0-9]{0,3})$/.test(index) ? email.attachments[Number(index)] : undefined
+    if (!file) throw notFound('attachment')
     // Never shown in the dashboard's origin, whatever its type says: saved as a file, and sandboxed if opened.
     res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox")
     res.setHeader('Content-Disposition', `attachment; filename="${headerFilename(file.filename)}"`)
@@ -103,16 +95,8 @@ export function registerOutboxPages(kit: DashboardKit, router: Router): void {
   })
 
   // The frame's source: not a page of the layout, but still only with a session.
-  router.get('/outbox/:id/html', (req, res) => {
-    const dash = kit.signedIn(req, res)
-    if (!dash) return
-    let email: Email
-    try {
-      email = emailOf(dash, String(req.params.id))
-    } catch (error) {
-      kit.sendError(res, dash, error)
-      return
-    }
+  kit.resource(router, '/outbox/:id/html', (req, res, dash) => {
+    const email = emailOf(dash, String(req.params.id))
     res.setHeader('Content-Security-Policy', EMAIL_CONTENT_SECURITY_POLICY)
     res.setHeader('X-Frame-Options', 'SAMEORIGIN')
     res.type('html').send(email.html)

@@ -1,4 +1,4 @@
-import type { Router } from 'express'
+import type { Request, Router } from 'express'
 import { z } from 'zod'
 import {
   checkoutSessionSchema,
@@ -30,6 +30,9 @@ const TABLE_ROWS = 50
 const RAILS: Record<Payout['rail'], string> = { bank_transfer: 'Bank transfer', wallet: 'Wallet' }
 
 const payoutsQuerySchema = z.strictObject({ page: integerQuerySchema('page', { min: 1 }).optional() })
+
+/** The list's page from the address; a bad one is 400 naming it. */
+const pageOf = (req: Request): number => parseWith(payoutsQuerySchema, req.query, 'query').page ?? 1
 
 const payoutPath = (id: string): string => `/payouts/${encodeURIComponent(id)}`
 
@@ -100,7 +103,7 @@ export function registerPayoutsPages(kit: DashboardKit, router: Router): void {
 
   const listPage: PageHandler = (req, dash) => {
     const { merchant, mode } = dash.caller
-    const { page = 1 } = parseWith(payoutsQuerySchema, req.query, 'query')
+    const page = pageOf(req)
     const schedule = merchant.settings.payoutSchedule
     const balance = merchant.balances[mode]
     const payouts = allPayouts(ctx, dash.caller)
@@ -178,7 +181,7 @@ export function registerPayoutsPages(kit: DashboardKit, router: Router): void {
       }),
     }
   }
-  kit.page(router, '/payouts', listPage, { query: Object.keys(payoutsQuerySchema.shape) })
+  kit.page(router, '/payouts', listPage, { query: Object.keys(payoutsQuerySchema.shape), values: pageOf })
 
   kit.page(router, '/payouts/:id', (req, dash) => {
     const payout = getPayout(ctx, dash.caller, String(req.params.id))

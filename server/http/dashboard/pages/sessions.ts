@@ -170,7 +170,7 @@ export function registerSessionsPages(kit: DashboardKit, router: Router): void {
       }),
     }
   }
-  kit.page(router, '/sessions', listPage, { query: SESSIONS_QUERY })
+  kit.page(router, '/sessions', listPage, { query: SESSIONS_QUERY, values: (req) => queryOf(filterOf(req)) })
 
   const cancelForm = (dash: Dash, session: CheckoutSession): SafeHtml =>
     kit.form(dash, {

@@ -15,7 +15,7 @@ import { getEvent, listEvents, resendEvent } from '../../../events/event-log.js'
 import { deleteEndpoint, listEndpoints, registerEndpoint, rotateEndpointSecret } from '../../../services/webhook-endpoints.js'
 import type { SafeHtml } from '../../../templates.js'
 import { parseWith } from '../../validate.js'
-import { dashPath, strictQuery, type Dash, type DashboardKit, type PageHandler } from '../kit.js'
+import { dashPath, type Dash, type DashboardKit, type PageHandler } from '../kit.js'
 import { formatTime } from '../../../../src/time.js'
 import { plural } from '../../../../src/plural.js'
 
@@ -51,7 +51,6 @@ const objectIdOf = (event: Event): string => {
 
 /** The names of the events list's query in the address. */
 const EVENTS_QUERY = ['type', 'limit', 'starting_after']
-const checkEventsQuery = strictQuery(EVENTS_QUERY)
 
 /** The events list's query from the address: an empty type is "all types". */
 function eventsQueryOf(req: Request): ListEventsQuery {
@@ -212,22 +211,17 @@ export function registerWebhooksPages(kit: DashboardKit, router: Router): void {
       }),
     }
   }
-  kit.page(router, '/events', eventsPage, { query: EVENTS_QUERY })
+  kit.page(router, '/events', eventsPage, { query: EVENTS_QUERY, values: eventsQueryOf })
 
   // The live refresh's source: a fragment, not a page of the layout, but still only with a session.
-  router.get('/events/rows', (req, res) => {
-    const dash = kit.signedIn(req, res)
-    if (!dash) return
-    let rows: SafeHtml
-    try {
-      checkEventsQuery(req)
-      rows = eventRows(dash, eventsQueryOf(req))
-    } catch (error) {
-      kit.sendError(res, dash, error)
-      return
-    }
-    res.type('html').send(rows.html)
-  })
+  kit.resource(
+    router,
+    '/events/rows',
+    (req, res, dash) => {
+      res.type('html').send(eventRows(dash, eventsQueryOf(req)).html)
+    },
+    { query: EVENTS_QUERY, values: eventsQueryOf },
+  )
 
   kit.page(router, '/events/:id', (req, dash) => {
     const { event, deliveries } = getEvent(ctx, dash.caller, String(req.params.id))
