@@ -42,12 +42,18 @@ export const httpsUrlSchema = z
 /** A request body that must be absent or an empty JSON object. */
 export const emptyBodySchema = z.strictObject({})
 
+/** A whole number's range as a message says it: `page=0` is a whole number too, so the message names the bounds. */
+function wholeNumberIn({ min, max }: { min?: number; max?: number }): string {
+  if (max !== undefined) return `a whole number from ${min ?? 0} to ${max}`
+  return min ? `a whole number of ${min} or more` : 'a whole number'
+}
+
 /**
  * A whole number sent as a query string value: digits only (no sign,
  * exponent or hex), read as a number. The document declares it `integer`
  * with its range, so typed clients send `limit: 5`, not a string.
  */
-export const integerQuerySchema = (name: string, range: { min?: number; max?: number } = {}, what = 'a whole number') =>
+export const integerQuerySchema = (name: string, range: { min?: number; max?: number } = {}, what = wholeNumberIn(range)) =>
   z.preprocess(
     (value) => (typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : value),
     z
@@ -57,5 +63,5 @@ export const integerQuerySchema = (name: string, range: { min?: number; max?: nu
       .max(range.max ?? Number.MAX_SAFE_INTEGER),
   )
 
-/** The list `limit` of the spec: 1 to `max` (100), as a query string value; the message says the range, as `limit=0` is a whole number too. */
-export const limitQuerySchema = (max = 100) => integerQuerySchema('limit', { min: 1, max }, `a whole number from 1 to ${max}`)
+/** The list `limit` of the spec: 1 to `max` (100), as a query string value. */
+export const limitQuerySchema = (max = 100) => integerQuerySchema('limit', { min: 1, max })

@@ -359,7 +359,8 @@ describe('Payouts', () => {
     const { agent } = await merchant()
     const bad = await agent.get('/dashboard/payouts?page=0')
     expect(bad.status).toBe(400)
-    expect(bad.html).toContain('Invalid `page`')
+    // 0 is a whole number: the message says the bound it misses.
+    expect(bad.html).toContain('Invalid `page`: page must be a whole number of 1 or more.')
     expect((await agent.get('/dashboard/payouts?page=2')).html).toContain('No payouts on this page.')
   })
 })

@@ -328,7 +328,11 @@ describe('the report', () => {
     const recent = await shop.doctor('?sinceMs=60000')
     expect(recent.since).toBe(recent.now - 60_000)
     expect(recent.findings.map((found) => found.check)).not.toContain('create-retried-with-new-key')
-    expect((await shop.api.get('/_sim/doctor?sinceMs=0')).body.error).toMatchObject({ code: 'invalid_request', param: 'sinceMs' })
+    expect((await shop.api.get('/_sim/doctor?sinceMs=0')).body.error).toMatchObject({
+      code: 'invalid_request',
+      param: 'sinceMs',
+      message: 'Invalid `sinceMs`: sinceMs must be a whole number of 1 or more.',
+    })
   })
 
   it('lists errors before warnings, and counts them', async () => {
