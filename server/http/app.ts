@@ -3,7 +3,7 @@ import type { ServiceContext } from '../context.js'
 import { dashboardLoginRouter, dashboardRouter } from './dashboard/router.js'
 import { DashboardSessions } from './dashboard/sessions.js'
 import { crossOriginCalls } from './cross-origin.js'
-import { errorHandler, notFoundHandler, refuseUntakenOptions } from './errors.js'
+import { errorHandler, notFoundHandler, refuseTrailingSlash, refuseUntakenOptions } from './errors.js'
 import { hostCheck } from './host-check.js'
 import { openApiRouter } from './openapi.js'
 import { requestLogging } from './request-logging.js'
@@ -41,6 +41,7 @@ export function createApp({ ctx, version, log, logRequests, listenHost }: AppOpt
   // Before every route and body parser: nothing answers a name that DNS rebinding could have pointed here.
   app.use(hostCheck(listenHost === undefined ? ctx.allowedHosts : [...ctx.allowedHosts, listenHost.toLowerCase()]))
   app.use(crossOriginCalls(app))
+  app.use(refuseTrailingSlash)
   const dashboardSessions = new DashboardSessions(() => ctx.clock.wallNow())
   // Each router that holds routes ends with refuseUntakenOptions (simRouter's own do); the hosted pages end in catch-alls.
   app.use('/_sim/state', refuseUntakenOptions(stateRouter(ctx)))

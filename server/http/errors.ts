@@ -49,6 +49,22 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(apiError('not_found', `No route ${req.method} ${req.path}.`))
 }
 
+/** The JSON surfaces: the API, the simulator's controls and the API's document. */
+const JSON_SURFACES = /^\/(v1|api-keys|webhook-endpoints|_sim|openapi\.json)(\/|$)/
+
+/**
+ * The service's routes end without a slash, so `/v1/invoices/` is an
+ * unknown route there, 404 `not_found`, and a client that adds one must not
+ * work only here. Express takes `/v1/invoices/` for `/v1/invoices`, and a
+ * router mounted at a path cannot tell the two apart, so the app checks
+ * before its routers. The hosted pages and the dashboard are for browsers
+ * and keep taking a typed slash.
+ */
+export const refuseTrailingSlash: RequestHandler = (req, res, next) => {
+  if (req.path.length > 1 && req.path.endsWith('/') && JSON_SURFACES.test(req.path)) notFoundHandler(req, res, next)
+  else next()
+}
+
 /**
  * Ends a router whose routes are all declared: an OPTIONS request none of
  * them took is what any other method a path does not take is (TRACE, or PUT

@@ -157,6 +157,20 @@ describe('errors and the envelope', () => {
     }
   })
 
+  it('takes no trailing slash on a JSON route, as the service takes none: /v1/merchants/me/ is an unknown route', async () => {
+    const key = server().demo!.business.secret
+    const paths = ['/v1/merchants/me/', '/v1/checkout-sessions/', '/v1/checkout-sessions//', '/v1/invoices/', '/v1/api-keys/', '/api-keys/', '/webhook-endpoints/', '/_sim/clock/', '/openapi.json/']
+    for (const path of paths) {
+      const response = await call(base, 'GET', path, { key })
+      expect([response.status, response.body.error?.code, response.body.error?.message], path).toEqual([404, 'not_found', `No route GET ${path}.`])
+    }
+    const created = await call(base, 'POST', '/v1/checkout-sessions/', { key, body: { amount: 100, currency: 'FJD' }, headers: { 'idempotency-key': 'slash' } })
+    expect([created.status, created.body.error?.code]).toEqual([404, 'not_found'])
+    // The same routes without the slash, and the pages a browser may ask for with one, are still answered.
+    expect((await call(base, 'GET', '/v1/merchants/me', { key })).status).toBe(200)
+    expect((await call(base, 'GET', '/_sim/clock', { key })).status).toBe(200)
+  })
+
   it('answers an unknown route with 404 not_found, with or without a key', async () => {
     for (const key of [undefined, server().demo!.business.secret]) {
       for (const path of ['/v1/nothing', '/_sim/nothing', '/']) {
