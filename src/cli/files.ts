@@ -28,6 +28,12 @@ async function readAtMost(chunks: AsyncIterable<Buffer>, maxBytes: number): Prom
   return Buffer.concat(read)
 }
 
+/** A file the CLI could not read, as every command reports it: `file_unreadable` naming it, and the flag or argument. */
+export function fileUnreadable(name: string, error: unknown, param: string): ApiError {
+  const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
+  return new ApiError(0, 'file_unreadable', `Cannot read ${name}: ${reason}.`, param)
+}
+
 /**
  * Reads a JSON file of at most `maxBytes`, or standard input for `-`;
  * failures are ApiErrors (exit 1) whose `param` names the argument or flag:
@@ -51,8 +57,7 @@ export async function readJsonFile(
     // Chunks of 1 MiB: a 16 MiB file in 16 reads.
     bytes = await readAtMost((fromStdin ? stdin : createReadStream(file, { highWaterMark: 1024 * 1024 })) as AsyncIterable<Buffer>, maxBytes)
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
-    throw new ApiError(0, 'file_unreadable', `Cannot read ${name}: ${reason}.`, param)
+    throw fileUnreadable(name, error, param)
   }
   if (bytes === undefined) throw new ApiError(0, 'invalid_file', `${name} is larger than ${byteSize(maxBytes)}: ${tooLarge}`, param)
   if (fromStdin && bytes.length === 0) {

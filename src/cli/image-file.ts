@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { ApiError } from '../errors.js'
+import { fileUnreadable } from './files.js'
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
 const JPEG_SIGNATURE = Buffer.from([0xff, 0xd8, 0xff])
@@ -17,8 +18,7 @@ export async function readImageAsDataUrl(file: string, flag: string): Promise<st
   try {
     bytes = await readFile(file)
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
-    throw new ApiError(0, 'file_unreadable', `Cannot read ${file}: ${reason}.`, flag)
+    throw fileUnreadable(file, error, flag)
   }
   const type = detectImageType(bytes)
   if (!type) throw new ApiError(0, 'unsupported_file', `${file} is not a PNG or JPEG image.`, flag)

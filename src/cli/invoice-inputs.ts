@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { readFile } from 'node:fs/promises'
 import { ApiError } from '../errors.js'
+import { fileUnreadable } from './files.js'
 import type { CreateInvoiceRequest, InvoiceItem, UpdateInvoiceRequest } from '../schemas/index.js'
 import { isCalendarDate } from '../time.js'
 import { parseUnitPrice } from '../money.js'
@@ -163,8 +164,7 @@ export async function readInvoiceFile(file: string): Promise<CreateInvoiceReques
   try {
     text = await readFile(file, 'utf8')
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
-    throw new ApiError(0, 'file_unreadable', `Cannot read ${file}: ${reason}.`, 'file')
+    throw fileUnreadable(file, error, 'file')
   }
   let body: unknown
   try {
