@@ -96,26 +96,53 @@ export class JournalFile {
   async append(line: Buffer): Promise<void> {
     this.handle ??= await this.reopen()
     const handle = this.handle
-    if (this.torn) {
-      await handle.truncate(this.bytes)
-      this.extentEnd = this.bytes
-      this.torn = false
-    }
+    if (this.torn) await this.cutBack(handle)
     const end = this.bytes + line.length
-    const bytes = end <= this.extentEnd ? line : withNextExtent(line, end)
     try {
-      for (let written = 0; written < bytes.length; ) {
-        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, this.bytes + written)
-        written += bytesWritten
-      }
-      if (!this.syncedWrites) await handle.datasync()
+      if (end <= this.extentEnd) await this.writeDurably(handle, line)
+      else await this.writeWithNextExtent(handle, line, end)
     } catch (error) {
       this.torn = true
       throw error
     }
-    this.extentEnd = Math.max(this.extentEnd, this.bytes + bytes.length)
     this.bytes = end
     this.hash.update(line)
+  }
+
+  /**
+   * The line and the zeros to the end of the extent it ends in. A disk
+   * nearly full may have room for the line and not for the extent: then the
+   * line alone, so a write is refused only when the line itself does not fit.
+   */
+  private async writeWithNextExtent(handle: FileHandle, line: Buffer, end: number): Promise<void> {
+    const extentEnd = Math.ceil(end / JOURNAL_EXTENT_BYTES) * JOURNAL_EXTENT_BYTES
+    const bytes = Buffer.alloc(extentEnd - this.bytes)
+    line.copy(bytes)
+    try {
+      await this.writeDurably(handle, bytes)
+      this.extentEnd = extentEnd
+    } catch (error) {
+      if (!OUT_OF_ROOM.has((error as NodeJS.ErrnoException).code ?? '')) throw error
+      await this.cutBack(handle)
+      await this.writeDurably(handle, line)
+      this.extentEnd = end
+    }
+  }
+
+  /** Writes `bytes` where the good bytes end, durably. */
+  private async writeDurably(handle: FileHandle, bytes: Buffer): Promise<void> {
+    for (let written = 0; written < bytes.length; ) {
+      const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, this.bytes + written)
+      written += bytesWritten
+    }
+    if (!this.syncedWrites) await handle.datasync()
+  }
+
+  /** Cuts off what a failed write may have left after the good bytes. */
+  private async cutBack(handle: FileHandle): Promise<void> {
+    await handle.truncate(this.bytes)
+    this.extentEnd = this.bytes
+    this.torn = false
   }
 
   /** The journal as it is, or as it will be once `line` is appended. */
@@ -209,12 +236,8 @@ async function copyRange(file: string, target: FileHandle, from: number, to: num
 
 const COPY_BYTES = 1 << 20
 
-/** `line` followed by zeros up to the end of the extent that holds byte `end` of the journal, where the line ends. */
-function withNextExtent(line: Buffer, end: number): Buffer {
-  const bytes = Buffer.alloc(line.length + Math.ceil(end / JOURNAL_EXTENT_BYTES) * JOURNAL_EXTENT_BYTES - end)
-  line.copy(bytes)
-  return bytes
-}
+/** A write refused for want of room: the disk is full, the user's quota is used up, or the file is at its size limit. */
+const OUT_OF_ROOM = new Set(['ENOSPC', 'EDQUOT', 'EFBIG'])
 
 /** The SHA-256 a JournalCoverage records. */
 export function sha256(bytes: Buffer): string {

@@ -12,6 +12,8 @@ interface Sabotage {
    * journal is opened with O_DSYNC, so the write is also the sync).
    */
   write?: 'fail' | 'partial' | 'eio'
+  /** A disk nearly full: a write of more than this many bytes throws ENOSPC. */
+  roomBytes?: number
   /** datasync, where the system has no O_DSYNC: throws EIO. */
   datasync?: 'fail'
   /** write waits for this before it does its real work. */
@@ -29,6 +31,13 @@ function sabotaged(sabotage: Sabotage) {
             if (mode === 'partial') await target.write(buffer, offset, Math.floor(length / 2), position)
             if (mode === 'eio') throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' })
             throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+          }
+        }
+        if (property === 'write' && sabotage.roomBytes !== undefined) {
+          const room = sabotage.roomBytes
+          return async (buffer: Buffer, offset: number, length: number, position: number) => {
+            if (length > room) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+            return target.write(buffer, offset, length, position)
           }
         }
         if (property === 'write' && sabotage.writeGate) {
@@ -135,6 +144,22 @@ describe('the journal file', () => {
     await store.close()
     const { store: reopened } = await openTestStore(file)
     expect([...reopened.values('notes')].map((note) => note.text.length)).toEqual([300, 300, 300, 300, 1_500].map((kib) => kib << 10))
+    await reopened.close()
+  })
+
+  it('writes the line alone when the disk has no room for a new extent, and goes on taking lines as long as each fits', async () => {
+    const file = await tempDataFile()
+    const { store } = await openTestStore(file, {}, { journalHandle: sabotaged({ roomBytes: 64 * 1024 }) })
+    for (const id of ['n1', 'n2']) {
+      store.put('notes', { id, text: 'x'.repeat(1000) })
+      await store.commit()
+    }
+    // No zeros after the lines: the file is exactly as long as they are.
+    expect((await stat(`${file}.journal`)).size).toBe(Buffer.byteLength(await journalText(file)))
+    expect((await journalLines(file)).map((line) => JSON.parse(line).ops[0][2])).toEqual(['n1', 'n2'])
+    await store.close()
+    const { store: reopened } = await openTestStore(file)
+    expect(reopened.size('notes')).toBe(2)
     await reopened.close()
   })
 })
