@@ -140,6 +140,89 @@ async function withPrivateTemporary(file: string, what: string, write: (temporar
   }
 }
 
+/** Where the profile in use was named: `--profile`, BULA_PROFILE, the config's `current`, or nowhere ("default"). */
+export type ProfileSource = 'flag' | 'environment' | 'current' | 'default'
+
+export interface ProfileInUse {
+  name: string
+  from: ProfileSource
+}
+
+/** Whether the profile was named by the user for this command, and so must exist: a typo must not fall back silently. */
+export const isNamed = (from: ProfileSource): boolean => from === 'flag' || from === 'environment'
+
+/**
+ * The profile commands use: the one named by `flag` (a command's
+ * `--profile`) or BULA_PROFILE, else the config's current profile, else
+ * "default". It may not exist.
+ */
+export function profileInUse(config: BulaConfig, flag: string | undefined, env: Env = process.env): ProfileInUse {
+  if (flag) return { name: flag, from: 'flag' }
+  const fromEnvironment = envValue(env, 'BULA_PROFILE')
+  if (fromEnvironment) return { name: fromEnvironment, from: 'environment' }
+  if (config.current !== undefined) return { name: config.current, from: 'current' }
+  return { name: DEFAULT_PROFILE, from: 'default' }
+}
+
+/** The profile saved as `name`, never an Object.prototype member (`__proto__`, `constructor`). */
+export const profileNamed = (config: BulaConfig, name: string): Profile | undefined =>
+  Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined
+
+/** `unknown_profile` for `name`, listing the profiles there are, or saying how to make one. */
+export function unknownProfile(name: string, config: BulaConfig, env: Env = process.env): ApiError {
+  const known = Object.keys(config.profiles).sort()
+  return new ApiError(
+    0,
+    'unknown_profile',
+    `No profile named "${name}" in ${configPath(env)}` + (known.length ? ` (profiles: ${known.join(', ')}).` : '. Create one with `bula login`.'),
+  )
+}
+
+/**
+ * A key as `bula profiles` shows it, in the API's masked form
+ * (`sk_test_…X6bL`): its prefix and last four characters. A key too short
+ * for the four to be a small part of it (written into the file by hand)
+ * keeps only its prefix.
+ */
+export function maskKey(key: string): string {
+  const prefix = /^(?:sk|pk)_(?:test|live)_/.exec(key)?.[0] ?? ''
+  const rest = key.slice(prefix.length)
+  return rest.length >= 12 ? `${prefix}…${rest.slice(-4)}` : `${prefix}…`
+}
+
+/**
+ * Makes the existing profile `name` current (`unknown_profile` otherwise) and
+ * returns the config as saved, with the config file's path.
+ */
+export async function makeProfileCurrent(name: string, env: Env = process.env): Promise<{ config: BulaConfig; file: string }> {
+  const config = await loadConfig(env)
+  if (!profileNamed(config, name)) throw unknownProfile(name, config, env)
+  return writeConfig({ ...config, current: name }, env)
+}
+
+/**
+ * Removes the profiles `names`, all or none (`unknown_profile` for the first
+ * that does not exist), and returns the config as saved, with the config
+ * file's path. Removing the current profile leaves none current, rather
+ * than `current` naming nothing: commands then use "default" as with a new
+ * config, or stop with missing_api_key, which says how to get a key, and
+ * `bula login` saves to "default" instead of bringing the removed name back.
+ */
+export async function removeProfiles(names: readonly string[], env: Env = process.env): Promise<{ config: BulaConfig; file: string }> {
+  const config = await loadConfig(env)
+  const missing = names.find((name) => !profileNamed(config, name))
+  if (missing !== undefined) throw unknownProfile(missing, config, env)
+  const profiles = Object.fromEntries(Object.entries(config.profiles).filter(([name]) => !names.includes(name)))
+  const current = config.current !== undefined && names.includes(config.current) ? undefined : config.current
+  return writeConfig({ ...config, current, profiles }, env)
+}
+
+async function writeConfig(config: BulaConfig, env: Env): Promise<{ config: BulaConfig; file: string }> {
+  const file = configPath(env)
+  await writePrivateJson(file, config, 'the profiles')
+  return { config, file }
+}
+
 /** Which key and simulator address to use; each field is resolved on its own. */
 export interface ConnectionFlags {
   apiKey?: string
@@ -183,18 +266,9 @@ export async function resolveConnection(
 ): Promise<Connection> {
   const env = options.env ?? process.env
   const config = await loadConfig(env)
-  const namedProfile = flags.profile || envValue(env, 'BULA_PROFILE')
-  const profileName = namedProfile ?? config.current ?? DEFAULT_PROFILE
-  const profile = Object.hasOwn(config.profiles, profileName) ? config.profiles[profileName] : undefined
-  if (namedProfile !== undefined && profile === undefined && !options.allowMissingProfile) {
-    const known = Object.keys(config.profiles)
-    throw new ApiError(
-      0,
-      'unknown_profile',
-      `No profile named "${namedProfile}" in ${configPath(env)}` +
-        (known.length ? ` (profiles: ${known.join(', ')}).` : '. Create one with `bula login`.'),
-    )
-  }
+  const { name: profileName, from } = profileInUse(config, flags.profile, env)
+  const profile = profileNamed(config, profileName)
+  if (isNamed(from) && profile === undefined && !options.allowMissingProfile) throw unknownProfile(profileName, config, env)
   const envKey = envValue(env, 'BULA_API_KEY')
   const pairedPublishable = flags.apiKey ? undefined : envKey ? envValue(env, 'BULA_PUBLISHABLE_KEY') : profile?.publishableKey
   const publishableKey = flags.publishableKey || pairedPublishable

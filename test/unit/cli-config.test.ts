@@ -7,6 +7,9 @@ import {
   configDir,
   DEFAULT_BASE_URL,
   loadConfig,
+  makeProfileCurrent,
+  maskKey,
+  removeProfiles,
   resolveConnection,
   saveProfile,
 } from '../../src/config/profiles.js'
@@ -219,5 +222,41 @@ describe('resolveConnection', () => {
       baseUrlFrom: 'default',
       apiKey: undefined,
     })
+  })
+})
+
+describe('maskKey', () => {
+  it('keeps the prefix and the last four characters, and never a short key\'s rest', () => {
+    expect(maskKey('sk_test_4eC39HqLyjWDarjtT1zdp7dc')).toBe('sk_test_…p7dc')
+    expect(maskKey('pk_live_4eC39HqLyjWDarjtT1zdp7dc')).toBe('pk_live_…p7dc')
+    // Written into the file by hand: four characters would be much of such a key.
+    expect(maskKey('sk_test_short')).toBe('sk_test_…')
+    expect(maskKey('hunter2')).toBe('…')
+    expect(maskKey('a-long-key-without-a-known-prefix')).toBe('…efix')
+  })
+})
+
+describe('makeProfileCurrent and removeProfiles', () => {
+  beforeEach(async () => {
+    await saveProfile('a', { baseUrl: 'http://a', apiKey: 'sk_test_a' }, { env, makeCurrent: true })
+    await saveProfile('b', { baseUrl: 'http://b' }, { env })
+  })
+
+  it('refuse a name that is not a saved profile, an Object member included, and change nothing', async () => {
+    for (const name of ['c', '__proto__', 'constructor']) {
+      await expect(makeProfileCurrent(name, env)).rejects.toMatchObject({ code: 'unknown_profile', message: expect.stringContaining('(profiles: a, b).') })
+      await expect(removeProfiles(['b', name], env)).rejects.toMatchObject({ code: 'unknown_profile' })
+    }
+    expect(await loadConfig(env)).toEqual({ current: 'a', profiles: { a: { baseUrl: 'http://a', apiKey: 'sk_test_a' }, b: { baseUrl: 'http://b' } } })
+  })
+
+  it('removing the current profile drops `current`, so resolution falls back as with a new config', async () => {
+    await removeProfiles(['a'], env)
+    const file = join(dir, 'bula', 'config.json')
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ profiles: { b: { baseUrl: 'http://b' } } })
+    await expectMode(file, 0o600)
+    expect(await resolveConnection({}, { env })).toMatchObject({ profileName: 'default', apiKey: undefined })
+    await makeProfileCurrent('b', env)
+    expect(await resolveConnection({}, { env })).toMatchObject({ profileName: 'b', baseUrl: 'http://b' })
   })
 })
