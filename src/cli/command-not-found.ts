@@ -29,9 +29,10 @@ const hook: Hook.CommandNotFound = async function ({ id, config }) {
   ]
   const shown = (name: string): string => `${config.bin} ${toConfiguredId(name, config)}`
   // oclif reads the words after a command that takes no argument as part of its name: `bula conformance http://…`.
-  const command = config.commands
-    .map((candidate) => candidate.id)
-    .filter((candidate) => id.startsWith(`${candidate}:`))
+  // A command with subcommands (`bula profiles`) is left out: the word after it is a mistyped one (`bula profiles lst`).
+  const ids = config.commands.map((candidate) => candidate.id)
+  const command = ids
+    .filter((candidate) => id.startsWith(`${candidate}:`) && !ids.some((other) => other.startsWith(`${candidate}:`)))
     .sort((a, b) => b.length - a.length)[0]
   const notACommand = (): string => {
     const suggestion = nearest(id, new Set(names))

@@ -68,6 +68,13 @@ describe('bula profiles list', () => {
     expect(alone.stdout).toBe(list.stdout)
   })
 
+  it('a mistyped subcommand gets the one meant, not read as an argument of `bula profiles`', async () => {
+    const { env } = await configFolder()
+    const result = await runCli(['profiles', 'lst'], { env })
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr.replace(/\s*›\s*/g, ' ')).toContain('`bula profiles lst` is not a bula command. Did you mean `bula profiles list`?')
+  })
+
   it('--json masks the keys as well', async () => {
     const { env, file } = await configFolder()
     const result = await runCli(['profiles', 'list', '--json'], { env })
