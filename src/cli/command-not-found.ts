@@ -1,4 +1,4 @@
-import { toConfiguredId, type Hook } from '@oclif/core'
+import { loadHelpClass, toConfiguredId, type Hook } from '@oclif/core'
 import { toErrorReport } from './error-report.js'
 import { printJson } from './output.js'
 import { nearest } from './suggest.js'
@@ -18,11 +18,20 @@ function jsonRequested(argv: readonly string[]): boolean {
  * It replaces @oclif/plugin-not-found, which only suggests when it can ask
  * on a terminal, so a script or CI log got no hint at all.
  */
-const hook: Hook.CommandNotFound = async function ({ id, config }) {
+const hook: Hook.CommandNotFound = async function ({ id: typed, config }) {
   // The words as typed: when the words after a command that takes no argument
   // hold colons (a URL), oclif also counts them as separators and drops as many
   // words again from the argv it passes here, --json among them.
   const words = process.argv.slice(2)
+  // `bula help [command]`, which every message here points to, shows what `--help` shows (no help plugin is
+  // installed); a command or topic it does not know is judged below as if typed without `help`.
+  const helpSubject = words[0] === 'help' ? words.slice(1).filter((word) => !word.startsWith('-')).join(':') : undefined
+  if (helpSubject !== undefined && (helpSubject === '' || config.findCommand(helpSubject) || config.findTopic(helpSubject))) {
+    const Help = await loadHelpClass(config)
+    await new Help(config).showHelp(words.slice(1))
+    return
+  }
+  const id = helpSubject ?? typed
   const names = [
     ...config.commands.filter((command) => !command.hidden).flatMap((command) => [command.id, ...command.aliases]),
     ...config.topics.filter((topic) => !topic.hidden).map((topic) => topic.name),

@@ -171,6 +171,22 @@ describe('failures before the simulator answers', () => {
     expect(far.stderr).not.toContain('Did you mean')
   })
 
+  it('answers `bula help [command]`, which every such message points to, as --help does; an unknown one gets the hint', async () => {
+    const root = await runCli(['help'])
+    expect(root.exitCode).toBe(0)
+    expect(root.stdout).toContain('COMMANDS')
+    expect(root.stdout).toContain('sessions')
+    const command = await runCli(['help', 'sessions', 'create'])
+    expect(command.exitCode).toBe(0)
+    expect(command.stdout).toContain('$ bula sessions create')
+    expect((await runCli(['sessions', 'create', '--help'])).stdout).toBe(command.stdout)
+    const topic = await runCli(['help', 'sessions'])
+    expect([topic.exitCode, topic.stdout.includes('sessions create')]).toEqual([0, true])
+    const typo = await runCli(['help', 'sesions', 'create'])
+    expect(typo.exitCode).toBe(2)
+    expect(readable(typo.stderr)).toContain('`bula sesions create` is not a bula command. Did you mean `bula sessions create`?')
+  })
+
   it('says that a command takes no argument, rather than that it does not exist (oclif reads the words into its name)', async () => {
     const result = await runCli(['conformance', 'http://127.0.0.1:4111', '--json'])
     expect(result.exitCode).toBe(2)
