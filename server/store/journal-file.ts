@@ -13,10 +13,10 @@ import { isDoc, isRecord, syncDirectory, tempFileOf, UNCHANGED } from './snapsho
  * write is durable when it returns. That is fdatasync's guarantee (the data
  * and the metadata needed to read it back) with one round trip to the thread
  * pool per commit group instead of two, which measured about 20 % more
- * creates a second at 10 connections. `synced: false` (a system without
- * O_DSYNC, or a test) follows each write with fdatasync instead.
+ * creates a second at 10 connections. `synced` false (a system without
+ * O_DSYNC, or a test) leaves it out: each write is followed by fdatasync.
  */
-export function journalOpenFlags(synced = constants.O_DSYNC !== undefined): number {
+export function journalOpenFlags(synced: boolean): number {
   const flags = constants.O_WRONLY | constants.O_CREAT
   return synced ? flags | constants.O_DSYNC : flags
 }
@@ -27,8 +27,9 @@ export function journalOpenFlags(synced = constants.O_DSYNC !== undefined): numb
  * zeros. A durable write inside the file changes no metadata, while one that
  * makes the file longer must also commit its new size: on ext4 here the
  * first took 0.11 ms and the second 0.19 ms, and creates a second at 10
- * connections rose 8–25 % (docs/performance.md, "Latest run"). Start-up reads the journal up to its last
- * byte that is not zero (journalContentOf); a line never ends in one.
+ * connections rose 8–25 % (docs/performance.md, "Latest run"). Start-up
+ * reads the journal up to its last byte that is not zero
+ * (journalContentOf); a line never ends in one.
  */
 export const JOURNAL_EXTENT_BYTES = 1 << 20
 
