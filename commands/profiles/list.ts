@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command.js'
-import { inUseNote, inUseReport, type ProfileInUseReport } from '../../src/cli/profile-lines.js'
+import { environmentNotes, environmentOverrides, inUseNote, inUseReport, type EnvironmentOverrides, type ProfileInUseReport } from '../../src/cli/profile-lines.js'
 import { configPath, loadConfig, maskKey } from '../../src/config/profiles.js'
 
 /** A saved profile as listed: its keys masked (`sk_test_…X6bL`), never whole. */
@@ -16,6 +16,8 @@ export interface ProfilesListResult {
   current: string | null
   /** The profile commands use now: the current one unless --profile or BULA_PROFILE names another. */
   inUse: ProfileInUseReport
+  /** BULA_API_KEY (masked) and BULA_BASE_URL, which commands use in place of the profile's key and address. */
+  environment: EnvironmentOverrides
   profiles: ListedProfile[]
 }
 
@@ -24,7 +26,8 @@ export default class ProfilesList extends BaseCommand<ProfilesListResult> {
 
   static override description =
     'Reads the config file only (no simulator needed). Marks the current profile, and says when commands would use ' +
-    'another: one named by --profile or BULA_PROFILE, or "default" when none is current. Keys show their prefix and ' +
+    'another: one named by --profile or BULA_PROFILE, or "default" when none is current, and when BULA_API_KEY or ' +
+    'BULA_BASE_URL take the place of every profile\'s key or address. Keys show their prefix and ' +
     'last four characters only, with --json too.'
 
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json', 'BULA_PROFILE=nu-4321 <%= config.bin %> <%= command.id %>']
@@ -57,6 +60,8 @@ export default class ProfilesList extends BaseCommand<ProfilesListResult> {
     if (profiles.some((profile) => profile.current)) this.log('\n* current profile: commands use it unless --profile or BULA_PROFILE names another.')
     const note = profiles.length === 0 ? undefined : inUseNote(config, inUse)
     if (note) this.log(note)
-    return { configFile, current: config.current ?? null, inUse, profiles }
+    const environment = environmentOverrides()
+    for (const line of environmentNotes(environment)) this.log(line)
+    return { configFile, current: config.current ?? null, inUse, environment, profiles }
   }
 }

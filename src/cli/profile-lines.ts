@@ -1,4 +1,4 @@
-import { DEFAULT_PROFILE, isNamed, maskKey, profileInUse, profileNamed, type BulaConfig, type Profile, type ProfileInUse } from '../config/profiles.js'
+import { DEFAULT_PROFILE, envValue, isNamed, maskKey, profileInUse, profileNamed, type BulaConfig, type Profile, type ProfileInUse } from '../config/profiles.js'
 
 /** The profile commands use now, and whether it exists: what `bula profiles` reports beside the current one. */
 export type ProfileInUseReport = ProfileInUse & { exists: boolean }
@@ -46,4 +46,23 @@ export function inUseNote(config: BulaConfig, inUse: ProfileInUseReport): string
     return inUse.exists ? undefined : `The current profile "${inUse.name}" does not exist: make another current with \`bula profiles use NAME\`.`
   }
   return `No profile is current${withoutCurrent(config)}`
+}
+
+/** What BULA_API_KEY and BULA_BASE_URL give in place of every profile's key and address (the key masked), if set. */
+export interface EnvironmentOverrides {
+  apiKey: string | null
+  baseUrl: string | null
+}
+
+export function environmentOverrides(env: NodeJS.ProcessEnv = process.env): EnvironmentOverrides {
+  const apiKey = envValue(env, 'BULA_API_KEY')
+  return { apiKey: apiKey === undefined ? null : maskKey(apiKey), baseUrl: envValue(env, 'BULA_BASE_URL') ?? null }
+}
+
+/** A line for each variable set: a key or address from there is what commands use, whatever profile is listed. */
+export function environmentNotes({ apiKey, baseUrl }: EnvironmentOverrides): string[] {
+  return [
+    ...(apiKey === null ? [] : [`BULA_API_KEY is set: commands use its key (${apiKey}), not the profile's.`]),
+    ...(baseUrl === null ? [] : [`BULA_BASE_URL is set: commands call ${baseUrl}, not the profile's address.`]),
+  ]
 }

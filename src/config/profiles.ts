@@ -22,7 +22,7 @@ type Env = NodeJS.ProcessEnv
  * newline, which no key or URL holds and which Node refuses in a header
  * (the request then failed as a "network_error").
  */
-const envValue = (env: Env, name: string): string | undefined => env[name]?.trim() || undefined
+export const envValue = (env: Env, name: string): string | undefined => env[name]?.trim() || undefined
 
 /** `$BULA_CONFIG_DIR`, else `$XDG_CONFIG_HOME/bula`, else `~/.config/bula`. */
 export function configDir(env: Env = process.env): string {

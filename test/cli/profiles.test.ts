@@ -84,6 +84,7 @@ describe('bula profiles list', () => {
       configFile: file,
       current: 'default',
       inUse: { name: 'default', from: 'current', exists: true },
+      environment: { apiKey: null, baseUrl: null },
       profiles: [
         { name: 'default', current: true, baseUrl: 'http://127.0.0.1:4111', secretKey: 'sk_test_…EfGh', publishableKey: 'pk_test_…UvWx' },
         { name: 'live', current: false, baseUrl: 'http://127.0.0.1:4111', secretKey: 'sk_live_…K7m2', publishableKey: null },
@@ -103,6 +104,19 @@ describe('bula profiles list', () => {
     const missing = await runCli(['profiles', 'list'], { env: { ...env, BULA_PROFILE: 'nope' } })
     expect(missing.exitCode, missing.stderr).toBe(0)
     expect(missing.stdout).toContain('BULA_PROFILE names "nope", which does not exist: commands stop with unknown_profile.')
+  })
+
+  it('says when BULA_API_KEY or BULA_BASE_URL take the place of the key or address of the profile, the key masked', async () => {
+    const { env } = await configFolder()
+    const overridden = { ...env, BULA_API_KEY: KEYS.liveSecret, BULA_BASE_URL: 'http://127.0.0.1:4999' }
+    const human = await runCli(['profiles', 'list'], { env: overridden })
+    expect(human.exitCode, human.stderr).toBe(0)
+    expect(human.stdout).toContain('BULA_API_KEY is set: commands use its key (sk_live_…K7m2), not the profile\'s.')
+    expect(human.stdout).toContain('BULA_BASE_URL is set: commands call http://127.0.0.1:4999, not the profile\'s address.')
+    expect(human.stdout).not.toContain(KEYS.liveSecret)
+    const json = await runCli(['profiles', 'list', '--json'], { env: overridden })
+    expect(parseJsonOutput(json)).toMatchObject({ environment: { apiKey: 'sk_live_…K7m2', baseUrl: 'http://127.0.0.1:4999' } })
+    expect(json.stdout).not.toContain(KEYS.liveSecret)
   })
 
   it('without profiles, says so and how to make one', async () => {
