@@ -18,15 +18,27 @@ export function editDistance(a: string, b: string): number {
   return rows[a.length]![b.length]!
 }
 
-/** The candidate closest to `typed`, if at most a third of its letters (and at least one) are off; none otherwise. */
+/**
+ * The candidate closest to `typed`, if at most a third of its letters (and
+ * at least one) are off; none otherwise. A candidate in the same topic
+ * (`profiles:foo` against `profiles:use`) is judged by what follows the
+ * topic, so a long topic name does not make room for a whole other word.
+ */
 export function nearest(typed: string, candidates: Iterable<string>): string | undefined {
-  const allowed = Math.max(1, Math.floor(typed.length / 3))
   let best: { name: string; distance: number } | undefined
   for (const name of candidates) {
-    const distance = editDistance(typed.toLowerCase(), name.toLowerCase())
-    if (distance <= allowed && (best === undefined || distance < best.distance)) best = { name, distance }
+    const [mine, theirs] = withoutSharedTopic(typed.toLowerCase(), name.toLowerCase())
+    const distance = editDistance(mine, theirs)
+    if (distance <= Math.max(1, Math.floor(mine.length / 3)) && (best === undefined || distance < best.distance)) best = { name, distance }
   }
   return best?.name
+}
+
+/** Both ids after the topic `a` is in (`profiles:`), when `b` is in it or is it; as they are otherwise. */
+function withoutSharedTopic(a: string, b: string): [string, string] {
+  const topic = a.slice(0, a.lastIndexOf(':') + 1)
+  if (topic === '' || !`${b}:`.startsWith(topic)) return [a, b]
+  return [a.slice(topic.length), b.slice(topic.length)]
 }
 
 /** What oclif's parser throws for `--ammount`: the unknown flags, and the command's flag definitions. */

@@ -21,4 +21,14 @@ describe('"did you mean" (src/cli/suggest.ts)', () => {
     expect(nearest('kes', ['keys', 'kids'])).toBe('keys')
     expect(nearest('abcd', ['wxyz'])).toBeUndefined()
   })
+
+  it('judges a subcommand of the right topic by the subcommand alone: a long topic name does not widen the allowance', () => {
+    const commands = ['profiles', 'profiles:list', 'profiles:use', 'profiles:remove', 'sessions:create']
+    // "foo" is three edits from "use": another word, though "profiles:foo" is long enough to allow four.
+    expect(nearest('profiles:foo', commands)).toBeUndefined()
+    expect(nearest('profiles:lst', commands)).toBe('profiles:list')
+    expect(nearest('profiles:rmove', commands)).toBe('profiles:remove')
+    // A mistyped topic is still judged whole.
+    expect(nearest('sesions:create', commands)).toBe('sessions:create')
+  })
 })
