@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { errorCode, messageOf } from './error-info.js'
 import { StoreOpenError } from './types.js'
@@ -76,9 +77,27 @@ async function readOwner(file: string, lockFile: string): Promise<number | null>
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     // EPERM: it exists but belongs to another user.
     return errorCode(error) === 'EPERM'
   }
+  return !isZombie(pid)
+}
+
+/**
+ * A process that was killed but not yet reaped by its parent still answers
+ * kill(pid, 0), yet it will never remove its lock: it holds nothing. A
+ * parent that never reaps is common (PID 1 in a container without an init),
+ * and then `kill -9` left a lock that refused every later start. Linux shows
+ * the state in /proc; elsewhere such a process counts as running.
+ */
+function isZombie(pid: number): boolean {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return false
+  }
+  // `pid (name) state …`: the state follows the last `)`, as a name may hold one.
+  return /^ [ZX]/.test(stat.slice(stat.lastIndexOf(')') + 1))
 }

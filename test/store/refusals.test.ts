@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
 import { chmod, lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
@@ -202,6 +203,21 @@ describe('the lock file', () => {
     const reopened = await openTestStore(file)
     expect(reopened.store.size('payments')).toBe(2)
     await reopened.store.close()
+  })
+
+  it.runIf(process.platform === 'linux')('takes over a lock whose process was killed and never reaped (a zombie holds nothing)', async () => {
+    const file = await crashedDataFile()
+    // `sleep 0.1` ends under a parent that never reaps it (the shell became `sleep 5`): a zombie, as a killed
+    // bula is under a container's PID 1 without an init. kill(pid, 0) still finds it.
+    const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    onTestFinished(() => void parent.kill())
+    const [line] = (await once(parent.stdout, 'data')) as [Buffer]
+    const zombie = Number(line.toString().trim())
+    await expect.poll(async () => (await readFile(`/proc/${zombie}/stat`, 'utf8')).split(') ')[1]?.[0], { timeout: 3_000 }).toBe('Z')
+    await writeFile(`${file}.lock`, `${zombie}\n`)
+    const { store } = await openTestStore(file)
+    expect(store.size('payments')).toBe(3)
+    await store.close()
   })
 
   it('takes over a lock left by a process that is gone', async () => {
