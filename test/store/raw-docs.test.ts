@@ -1,4 +1,4 @@
-import { closeSync, writeFileSync } from 'node:fs'
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { RawDocs } from '../../server/store/raw-docs.js'
@@ -29,5 +29,34 @@ describe('RawDocs', () => {
     await waiting
     expect(closed).toBe(true)
     raw.close()
+  })
+
+  it('walks a file with one read ahead, and never answers from it bytes written after it was read', async () => {
+    const folder = await tempFolder('bula-raw-docs-')
+    const file = path.join(folder, 'journal')
+    const docs = Array.from({ length: 5 }, (_, n) => `{"id":"d${n}"}`)
+    // The documents, then zeros as a journal's extent has them.
+    writeFileSync(file, Buffer.concat([Buffer.from(docs.join('')), Buffer.alloc(4096)]))
+    const raw = new RawDocs()
+    const origin = raw.openOrigin(file)
+    let offset = 0
+    const entries = docs.map((doc) => {
+      const entry = raw.add(origin, offset, doc.length)
+      offset += doc.length
+      return entry
+    })
+    expect(entries.map((entry, n) => raw.read(entry, `d${n}`))).toEqual(docs.map((doc) => JSON.parse(doc)))
+    // A new line over the zeros that the walk read ahead: its document must come from the file, not the window.
+    const later = '{"id":"d5"}'
+    const fd = openSync(file, 'r+')
+    writeSync(fd, later, offset)
+    closeSync(fd)
+    const entry = raw.add(origin, offset, later.length)
+    expect(raw.read(entry, 'd5')).toEqual({ id: 'd5' })
+    // Read by id, out of order: each its own document.
+    expect(raw.read(entries[3]!, 'd3')).toEqual({ id: 'd3' })
+    expect(raw.read(entries[1]!, 'd1')).toEqual({ id: 'd1' })
+    raw.close()
+    expect(() => raw.read(entries[2]!, 'd2')).toThrow(/closed/)
   })
 })
