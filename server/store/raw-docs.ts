@@ -106,11 +106,11 @@ export class RawDocs {
   /**
    * An entry's bytes. A read that starts shortly after the last one ended is
    * a walk through the file (an export, a merchant's state replaced by an
-   * import, both in file order): it reads a window ahead, and the next
+   * import, both in file order): it reads AHEAD_BYTES, and the next
    * documents come from there. A read by id (a GET, a list's page, newest
    * first) reads just its document. Replacing a merchant's 27,000 sessions
-   * by an import made 81,078 reads, one per document read, and now 143;
-   * the import took 0.88–1.05 s against 1.00–1.03 s (docs/performance.md).
+   * by an import made 81,078 reads, one per document read, and now 1,003;
+   * the import took 0.92–1.01 s against 1.00–1.03 s (docs/performance.md).
    */
   private bytesOf(index: number): Buffer {
     const origin = this.origins[index]!
@@ -124,7 +124,7 @@ export class RawDocs {
     }
     const { fd, file } = this.originOf(index)
     if (!walking) return readAt(fd, file, offset, length, length)
-    const bytes = readAt(fd, file, offset, Math.max(length, WINDOW_BYTES), length)
+    const bytes = readAt(fd, file, offset, Math.max(length, AHEAD_BYTES), length)
     this.ahead = { origin, start: offset, bytes }
     return bytes.subarray(0, length)
   }
@@ -178,6 +178,13 @@ export class RawDocs {
 const WINDOW_BYTES = 1 << 20
 /** How far past the last read a walk's next document may start: the other documents of a journal line, or of a snapshot line's neighbours. */
 const WALK_GAP_BYTES = 16 * 1024
+/**
+ * What a walk reads ahead: a hundred or so documents a read. Small, since
+ * reads by id that happen to follow file order (a client fetching sessions
+ * in the order it made them) also count as a walk, and a commit between two
+ * of them drops the window.
+ */
+const AHEAD_BYTES = 64 * 1024
 
 /** fs.close, which runs in libuv's thread pool; a read-only descriptor that fails to close holds nothing to lose. */
 const closeInThreadPool = (fd: number): Promise<void> => new Promise((resolve) => close(fd, () => resolve()))
