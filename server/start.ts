@@ -123,10 +123,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   registerPayoutJobs(ctx)
   if (options.importFile) await store.commit()
 
-  const app = createApp({ ctx, version, log, logRequests: options.logRequests ?? true, listenHost: host })
+  const logging = { log, logRequests: options.logRequests ?? true }
+  const app = createApp({ ctx, version, ...logging, listenHost: host })
   // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; the Host check answers it with the envelope.
   const server: Server = createServer({ requireHostHeader: false }, app).listen(options.port ?? 4111, host)
-  const logging = { log, logRequests: options.logRequests ?? true }
   server.on('clientError', answerClientErrors(logging))
   server.on('connect', answerConnect(logging))
   // An Expect other than 100-continue, which Node answers with a bare 417 unless told: HTTP lets a server ignore it.

@@ -4,6 +4,7 @@ import { byteSize } from '../../src/byte-size.js'
 import type { ApiError } from '../../src/errors.js'
 import { apiError } from '../domain/error-catalog.js'
 import { newId } from '../ids.js'
+import { noRoute } from './errors.js'
 
 /** What Node's HTTP parser (llhttp) or its request timer hands `clientError`. */
 interface ClientError extends Error {
@@ -102,7 +103,7 @@ function refuseOnSocket(socket: Duplex, refusal: ApiError): string {
  */
 export function answerConnect(options: { log: (line: string) => void; logRequests: boolean }): (req: IncomingMessage, socket: Duplex) => void {
   return (req, socket) => {
-    const refusal = apiError('not_found', `No route CONNECT ${req.url ?? ''}.`)
+    const refusal = noRoute('CONNECT', req.url ?? '')
     const requestId = refuseOnSocket(socket, refusal)
     if (options.logRequests) options.log(`CONNECT ${req.url ?? ''} ${refusal.status} ${requestId}`)
   }

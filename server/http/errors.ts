@@ -45,8 +45,11 @@ function fromFrameworkError(error: FrameworkError): ApiError | undefined {
   return new ApiError(error.status, 'invalid_request', `The request could not be read: ${String(error.message)}.`)
 }
 
+/** 404 `not_found` for a method and target no route takes: Express's requests, and those Node answers before it (CONNECT). */
+export const noRoute = (method: string, target: string): ApiError => apiError('not_found', `No route ${method} ${target}.`)
+
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(apiError('not_found', `No route ${req.method} ${req.path}.`))
+  next(noRoute(req.method, req.path))
 }
 
 /** The JSON surfaces: the API, the simulator's controls and the API's document. */
