@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto'
+import { maskedKey } from '../../src/key-mask.js'
 import type { KeyType, Mode } from '../../src/schemas/index.js'
 import type { ApiKey } from '../../src/schemas/api-keys.js'
 import type { ApiKeyRecord } from './records.js'
@@ -36,7 +37,7 @@ export function presentKey(key: ApiKeyRecord, now: number): ApiKey {
     type: key.type,
     mode: key.mode,
     prefix,
-    masked: `${prefix}…${key.last4}`,
+    masked: maskedKey(prefix, key.last4),
     status: keyStatus(key, now),
     createdAt: key.createdAt,
     expiresAt: key.expiresAt,

@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { ApiError } from '../errors.js'
+import { maskedKey } from '../key-mask.js'
 import { parseConfig, type BulaConfig, type Profile } from './config-schema.js'
 
 export type { BulaConfig, Profile } from './config-schema.js'
@@ -187,7 +188,7 @@ export function unknownProfile(name: string, config: BulaConfig, env: Env = proc
 export function maskKey(key: string): string {
   const prefix = /^(?:sk|pk)_(?:test|live)_/.exec(key)?.[0] ?? ''
   const rest = key.slice(prefix.length)
-  return rest.length >= 12 ? `${prefix}…${rest.slice(-4)}` : `${prefix}…`
+  return maskedKey(prefix, rest.length >= 12 ? rest.slice(-4) : '')
 }
 
 /**
