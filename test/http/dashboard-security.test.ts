@@ -29,6 +29,12 @@ async function crawl(agent: DashboardAgent, limit = 60): Promise<Map<string, str
   return seen
 }
 
+function formData(fields: Record<string, string>): FormData {
+  const form = new FormData()
+  for (const [name, value] of Object.entries(fields)) form.set(name, value)
+  return form
+}
+
 /** A merchant with something on every page: a paid session, an endpoint, an invoice. */
 async function busyMerchant() {
   const { merchant, keys } = await signupMerchant(base)
@@ -358,6 +364,98 @@ describe('bad input', () => {
     expect([utf7.status, utf7.html.includes('<code>invalid_request</code>')]).toEqual([400, true])
     const undecodable = await agent.get('/dashboard/sessions/%E0%A4%A')
     expect([undecodable.status, undecodable.headers.get('content-type')?.startsWith('text/html')]).toEqual([400, true])
+  })
+
+  // The pages refused a query they do not read, while the stylesheet and the script took any.
+  it('the stylesheet and the script take no query: the 400 page names it, signed in or not; the addresses the pages hold have none', async () => {
+    const agent = await DashboardAgent.signIn(base, (await signupMerchant(base)).keys.secret)
+    const signInHtml = await (await fetch(`${base}/dashboard/sign-in`)).text()
+    const referenced = new Set([signInHtml, (await agent.get('/dashboard')).html].flatMap((html) => [...html.matchAll(/(?:href|src)="(\/dashboard\/assets\/[^"]*)"/g)].map((m) => m[1]!)))
+    expect([...referenced].sort()).toEqual(['/dashboard/assets/dashboard.css', '/dashboard/assets/dashboard.js'])
+    for (const [asset, type] of [
+      ['/dashboard/assets/dashboard.css', /^text\/css/],
+      ['/dashboard/assets/dashboard.js', /^(text|application)\/javascript/],
+    ] as const) {
+      const served = await fetch(`${base}${asset}`)
+      expect([served.status, served.headers.get('content-type')], asset).toEqual([200, expect.stringMatching(type)])
+      // Never cached, so the pages need no version in its address, and none is taken.
+      expect(served.headers.get('cache-control'), asset).toBe('no-store')
+      for (const query of ['colour=blue', 'v=1']) {
+        const name = query.split('=')[0]
+        const anonymous = await fetch(`${base}${asset}?${query}`, { redirect: 'manual' })
+        expect([anonymous.status, anonymous.headers.get('content-type')], asset).toEqual([400, expect.stringMatching(/^text\/html/)])
+        // nosniff: a browser that asked for a stylesheet or a script applies neither this page nor anything else.
+        expect(anonymous.headers.get('x-content-type-options'), asset).toBe('nosniff')
+        const page = await anonymous.text()
+        expect(page, asset).toContain(`Unknown query parameter \`${name}\`.`)
+        expect(page, asset).toContain('<code>invalid_request</code>')
+        const signedIn = await agent.get(`${asset}?${query}`)
+        expect([signedIn.status, signedIn.html.includes(`Unknown query parameter \`${name}\`.`)], asset).toEqual([400, true])
+      }
+    }
+  })
+
+  // The pages refused a query they do not read, while every form's target took any and did its work.
+  it('every form\'s target takes no query: the 400 page names it and nothing changes; the dashboard\'s own forms post none', async () => {
+    const { keys, api, sessionId } = await busyMerchant()
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const pages = await crawl(agent)
+    const token = csrfOf(pages.get('/dashboard')!)
+    const forms = new Map([...pages.values()].flatMap((html) => [...html.matchAll(/<form method="post" action="([^"]+)" enctype="([^"]+)"/g)].map((m) => [m[1]!, m[2]!] as const)))
+    expect(forms.size).toBeGreaterThan(10)
+    expect([...forms.values()]).toContain('multipart/form-data')
+    for (const action of [...forms.keys(), '/dashboard/sign-in']) expect(action).not.toContain('?')
+    const signInForm = await (await fetch(`${base}/dashboard/sign-in`)).text()
+    expect(signInForm).toContain('<form method="post" action="/dashboard/sign-in"')
+
+    const before = (await api.get('/_sim/state')).body.collections
+    const offset = (await api.get('/_sim/clock')).body.offsetMs
+    // What each form would take, so that only the query stands between the post and the change.
+    const fields = { _csrf: token, _back: '/dashboard', duration: '1d', mode: 'test', url: 'http://127.0.0.1:9/other', type: 'secret', displayName: 'Renamed', route: 'POST /v1/checkout-sessions', action: 'error' }
+    for (const [action, enctype] of forms) {
+      const target = `${action}?colour=blue`
+      const refused = enctype === 'multipart/form-data' ? await agent.postMultipart(target, formData(fields)) : await agent.post(target, fields)
+      expect(refused.status, action).toBe(400)
+      expect(refused.headers.get('content-type'), action).toMatch(/^text\/html/)
+      expect(refused.html, action).toContain('Unknown query parameter `colour`.')
+      expect(refused.html, action).toContain('<code>invalid_request</code>')
+    }
+    expect((await api.get('/_sim/state')).body.collections).toEqual(before)
+    expect((await api.get('/_sim/clock')).body.offsetMs).toBe(offset)
+    expect((await api.get(`/v1/checkout-sessions/${sessionId}`)).body.status).toBe('succeeded')
+    // Still signed in (the sign-out form was refused too), and the same forms without the query work.
+    expect((await agent.get('/dashboard')).status).toBe(200)
+    const advanced = await agent.post('/dashboard/clock/advance', fields)
+    expect([advanced.status, advanced.location]).toEqual([303, '/dashboard'])
+  })
+
+  it('a form\'s target judges who posts before its query: signed out is 403, a forged form 403, and a refused query keeps the session', async () => {
+    const { keys, api } = await signupMerchant(base).then(({ keys }) => ({ keys, api: client(base, keys.secret) }))
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const token = csrfOf((await agent.get('/dashboard')).html)
+    const anonymous = await new DashboardAgent(base).post('/dashboard/clock/advance?colour=blue', { duration: '1d', _csrf: token })
+    expect([anonymous.status, anonymous.html.includes('You are signed out')]).toEqual([403, true])
+    const forged = await agent.post('/dashboard/clock/advance?colour=blue', { duration: '1d' })
+    expect([forged.status, forged.html.includes('This form has expired or did not come from the dashboard')]).toEqual([403, true])
+    expect((await api.get('/_sim/clock')).body.offsetMs).toBe(0)
+
+    // Signing in with the right key and the form's own token: the query alone is refused, and no session starts.
+    const form = await fetch(`${base}/dashboard/sign-in`)
+    const signInCookie = form.headers.getSetCookie().find((line) => line.startsWith('bula_dashboard_sign_in='))!.split(';')[0]!
+    const signIn = await fetch(`${base}/dashboard/sign-in?colour=blue`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: signInCookie },
+      body: new URLSearchParams({ _csrf: csrfOf(await form.text()), key: keys.secret }).toString(),
+      redirect: 'manual',
+    })
+    expect(signIn.status).toBe(400)
+    expect(await signIn.text()).toContain('Unknown query parameter `colour`.')
+    expect(signIn.headers.getSetCookie().some((line) => line.startsWith('bula_dashboard='))).toBe(false)
+
+    const signOut = await agent.post('/dashboard/sign-out?colour=blue', { _csrf: token })
+    expect([signOut.status, signOut.html.includes('Unknown query parameter `colour`.')]).toEqual([400, true])
+    expect(signOut.headers.getSetCookie()).toEqual([])
+    expect((await agent.get('/dashboard')).status).toBe(200)
   })
 
   it('a page that reads no query refuses one too; an unknown dashboard page with a query is still not found', async () => {

@@ -210,6 +210,14 @@ export function strictQuery(names: readonly string[], values?: (req: Request) =>
   }
 }
 
+/**
+ * The check of an address that reads no query: the stylesheet and the script
+ * (the pages link them without one, and they are never cached, so no version
+ * is needed), every form's target (no form of the dashboard posts one; the
+ * way back is the form's `_back` field) and the login link.
+ */
+export const noQuery = strictQuery([])
+
 function valuesAreGood(values: (req: Request) => unknown, req: Request): boolean {
   try {
     values(req)
@@ -356,7 +364,7 @@ export class DashboardKit {
     })
   }
 
-  /** A form's target: session, CSRF token and origin checked before `handler` runs; changes on disk before the redirect. */
+  /** A form's target: session, CSRF token and origin, then an empty query (noQuery), checked before `handler` runs; changes on disk before the redirect. */
   action(router: Router, path: string, handler: ActionHandler, options: { multipart?: boolean } = {}): void {
     router.post(path, options.multipart ? multipart : urlencoded, async (req, res) => {
       const dash = this.signedIn(req, res)
@@ -370,6 +378,13 @@ export class DashboardKit {
       }
       if (!sameToken(input.fields._csrf ?? '', dash.session.csrfToken) || !sameOrigin(req)) {
         this.sendError(res, dash, apiError('csrf_failed', 'This form has expired or did not come from the dashboard. Reload the page and try again.'))
+        return
+      }
+      try {
+        noQuery(req)
+      } catch (error) {
+        // The 400 page a page gives, not a message on the way back: only a hand-made request posts a query here.
+        this.sendError(res, dash, error)
         return
       }
       const back = backPath(input.fields._back)

@@ -7,7 +7,7 @@ import { newToken } from '../../ids.js'
 import { findUsableKey, keyStillUsable } from '../../services/api-keys.js'
 import { safe } from '../../templates.js'
 import { apiRouter, apiRoutes } from '../api-route.js'
-import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, SIGNED_OUT_KEY_ENDED, dashPath, dashboardHeaders, readCookie, sameOrigin, sameToken, strictQuery } from './kit.js'
+import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, SIGNED_OUT_KEY_ENDED, dashPath, dashboardHeaders, noQuery, readCookie, sameOrigin, sameToken, strictQuery } from './kit.js'
 import { registerDevelopersPages } from './pages/developers.js'
 import { registerDoctorPages } from './pages/doctor.js'
 import { registerFaultsPages } from './pages/faults.js'
@@ -40,10 +40,13 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
   const kit = new DashboardKit(ctx, sessions)
   router.use(dashboardHeaders)
 
-  router.get('/assets/dashboard.css', (_req, res) => {
+  // A refused query goes to earlyErrors below: the pages' 400 page, which a browser applies as neither a stylesheet nor a script.
+  router.get('/assets/dashboard.css', (req, res) => {
+    noQuery(req)
     res.type('css').send(ctx.templates.renderText('dashboard/dashboard.css', {}))
   })
-  router.get('/assets/dashboard.js', (_req, res) => {
+  router.get('/assets/dashboard.js', (req, res) => {
+    noQuery(req)
     res.type('js').send(ctx.templates.renderText('dashboard/dashboard.js', {}))
   })
 
@@ -60,7 +63,6 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
 
   // Outside a session, but held to the pages' query rule: a refusal goes to earlyErrors below, an error page.
   const checkSignInQuery = strictQuery(['ended'])
-  const checkLoginQuery = strictQuery([])
 
   router.get('/sign-in', (req, res) => {
     checkSignInQuery(req)
@@ -77,6 +79,8 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
       signInPage(res, 403, 'This form has expired. Paste the key again.')
       return
     }
+    // As a form's target under a session (kit.action): the sign-in form posts no query.
+    noQuery(req)
     const plaintext = typeof body.key === 'string' ? body.key.trim() : ''
     const claimed = parseKeyPrefix(plaintext)
     if (claimed?.type === 'publishable') {
@@ -96,7 +100,7 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
   // The link from `bula dashboard`: used up on the first visit, then the address bar shows /dashboard.
   router.get('/login/:token', (req, res) => {
     // Before the link is used up: a link refused for its query still works without it.
-    checkLoginQuery(req)
+    noQuery(req)
     const session = sessions.redeemLoginLink(String(req.params.token))
     if (!session) {
       signInPage(res, 401, 'That sign-in link has been used or has expired. Run `bula dashboard` again, or sign in with a secret key.')
@@ -120,6 +124,7 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
       res.status(403).type('html').send(kit.bare('Sign out', content))
       return
     }
+    noQuery(req)
     if (session) sessions.end(session.id)
     res.append('Set-Cookie', `${SESSION_COOKIE}=; ${cookieAttributes}; Max-Age=0`)
     res.redirect(303, dashPath('/sign-in'))
