@@ -28,10 +28,15 @@ async function readAtMost(chunks: AsyncIterable<Buffer>, maxBytes: number): Prom
   return Buffer.concat(read)
 }
 
-/** A file the CLI could not read, as every command reports it: `file_unreadable` naming it, and the flag or argument. */
-export function fileUnreadable(name: string, error: unknown, param: string): ApiError {
-  const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
-  return new ApiError(0, 'file_unreadable', `Cannot read ${name}: ${reason}.`, param)
+/**
+ * A file the CLI could not read, as every command reports it: `file_unreadable`
+ * naming it, and the flag or argument. `error` is what reading it threw, or
+ * the reason in words when nothing did; `hint`, what to do instead, follows
+ * the reason after a semicolon.
+ */
+export function fileUnreadable(name: string, error: unknown, param: string, hint?: string): ApiError {
+  const reason = typeof error === 'string' ? error : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
+  return new ApiError(0, 'file_unreadable', `Cannot read ${name}: ${reason}${hint === undefined ? '.' : `; ${hint}`}`, param)
 }
 
 /**
@@ -63,7 +68,7 @@ export async function readJsonFile(
   if (fromStdin && bytes.length === 0) {
     // Node hands a folder on standard input (`< folder`) over as a stream that ends at once, instead of failing to read it.
     if (stdin.fd !== undefined && fstatSync(stdin.fd).isDirectory()) {
-      throw new ApiError(0, 'file_unreadable', `Cannot read ${name}: it is a folder (EISDIR); ${pipeIt}`, param)
+      throw fileUnreadable(name, 'it is a folder (EISDIR)', param, pipeIt)
     }
     // An empty pipe is most often a command before the | that failed (its error is above), not a file to call "not JSON".
     throw usageError(`Standard input is empty (nothing was piped into it, or the command before | failed): ${pipeIt}`)

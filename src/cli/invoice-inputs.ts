@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { ApiError } from '../errors.js'
 import { fileUnreadable } from './files.js'
 import type { CreateInvoiceRequest, InvoiceItem, UpdateInvoiceRequest } from '../schemas/index.js'
+import { DUE_DATE_RANGE, isInDueDateRange } from '../schemas/enums.js'
 import { isCalendarDate } from '../time.js'
 import { parseUnitPrice } from '../money.js'
 import { usageError, usageParser } from './usage.js'
@@ -49,11 +50,21 @@ export function parseTax(input: string): TaxLine {
   return label === undefined ? { percent: Number(percent) } : { label, percent: Number(percent) }
 }
 
-/** `--due 2026-12-31`: a calendar date that exists, as the API takes it. */
+/** The days `--due` takes, for its description and its refusal. */
+const DUE_DAYS = `from ${DUE_DATE_RANGE.first} to ${DUE_DATE_RANGE.last}`
+
+/**
+ * `--due 2026-12-31`: a calendar date that exists, within DUE_DATE_RANGE, as
+ * the API takes it; checked here too so that a day the API would refuse is a
+ * usage error and nothing is sent.
+ */
 export function parseDueDate(input: string): string {
   const date = input.trim()
   if (!isCalendarDate(date)) {
     throw new Error(`Invalid due date "${input}": use an existing date as YYYY-MM-DD, e.g. 2026-12-31.`)
+  }
+  if (!isInDueDateRange(date)) {
+    throw new Error(`Invalid due date "${input}": --due takes a day ${DUE_DAYS}.`)
   }
   return date
 }
@@ -97,7 +108,7 @@ export const invoiceFieldFlags = {
     description: 'The tax line as label:percent (VAT:12.5), or a bare percent (12.5) for a line called "Tax"; percent up to 2 decimals.',
     parse: usageParser(parseTax),
   })(),
-  due: Flags.custom<string>({ description: 'Due date, YYYY-MM-DD (Pacific/Fiji).', parse: usageParser(parseDueDate) })(),
+  due: Flags.custom<string>({ description: `Due date, YYYY-MM-DD (Pacific/Fiji), ${DUE_DAYS}.`, parse: usageParser(parseDueDate) })(),
   email: Flags.string({ description: 'Customer e-mail, needed to e-mail the invoice with `bula invoices email`.' }),
   'vat-number': Flags.string({ description: 'The seller\'s VAT number for this invoice only, instead of the one in settings (`bula settings set --vat-number`).' }),
 }

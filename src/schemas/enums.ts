@@ -1,6 +1,7 @@
-// The enumerations of the schemas as plain arrays, in a module without zod:
-// CLI commands use them as flag options, and importing them must not load
-// zod and build every schema (about 50 ms of each command's start).
+// The enumerations and bounds of the schemas as plain values, in a module
+// without zod: CLI commands use them as flag options and to check a flag
+// before sending it, and importing them must not load zod and build every
+// schema (about 50 ms of each command's start).
 
 export const MODES = ['test', 'live'] as const
 export const TIERS = ['business', 'individual'] as const
@@ -33,3 +34,15 @@ export const API_FAULT_STATUSES = [500, 502, 503, 504] as const
 
 /** How much a doctor finding matters: an error fails `bula doctor` (exit 1), a warning does not. */
 export const DOCTOR_SEVERITIES = ['error', 'warning'] as const
+
+/**
+ * The days an invoice's due date may fall on. The spec sets no bound relative
+ * to today, so a past day stays allowed (a draft may record a debt already
+ * due); the years only keep out what no invoice means (`0000-01-01`, `9999-12-31`).
+ * The merchant's clock runs from 400 days behind real time to a century
+ * ahead, so every day it can show falls inside them.
+ */
+export const DUE_DATE_RANGE = { first: '2000-01-01', last: '2199-12-31' } as const
+
+/** Whether a `YYYY-MM-DD` day (which compares as text) falls within DUE_DATE_RANGE: the API's dueDateSchema and the CLI's `--due` both ask this. */
+export const isInDueDateRange = (day: string): boolean => day >= DUE_DATE_RANGE.first && day <= DUE_DATE_RANGE.last

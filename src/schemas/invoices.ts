@@ -1,7 +1,10 @@
 import { z } from 'zod'
 import { MAX_AMOUNT, providerSchema } from './checkout-sessions.js'
 import { integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
-import { PAYMENT_OUTCOMES } from './enums.js'
+import { DUE_DATE_RANGE, PAYMENT_OUTCOMES, isInDueDateRange } from './enums.js'
+
+// Kept here too for the simulator, which takes its values from this module (the dashboard's date field).
+export { DUE_DATE_RANGE }
 
 export const invoiceStatusSchema = z.enum(['draft', 'sent', 'paid', 'void'])
 export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>
@@ -19,18 +22,9 @@ export type InvoiceItem = z.infer<typeof invoiceItemSchema>
 /** A calendar date that exists, `YYYY-MM-DD` (Pacific/Fiji). */
 export const isoDateSchema = z.iso.date()
 
-/**
- * The days a due date may fall on. The spec sets no bound relative to today,
- * so a past day stays allowed (a draft may record a debt already due); the
- * years only keep out what no invoice means (`0000-01-01`, `9999-12-31`).
- * The merchant's clock runs from 400 days behind real time to a century
- * ahead, so every day it can show falls inside them.
- */
-export const DUE_DATE_RANGE = { first: '2000-01-01', last: '2199-12-31' } as const
-
-/** An invoice's due date: a calendar date that exists, within DUE_DATE_RANGE (YYYY-MM-DD compares as text). */
+/** An invoice's due date: a calendar date that exists, within DUE_DATE_RANGE. */
 export const dueDateSchema = isoDateSchema
-  .refine((day) => day >= DUE_DATE_RANGE.first && day <= DUE_DATE_RANGE.last, `must be a day from ${DUE_DATE_RANGE.first} to ${DUE_DATE_RANGE.last}`)
+  .refine(isInDueDateRange, `must be a day from ${DUE_DATE_RANGE.first} to ${DUE_DATE_RANGE.last}`)
   .meta({ description: `A day that exists (Pacific/Fiji), from ${DUE_DATE_RANGE.first} to ${DUE_DATE_RANGE.last}; a past day is allowed.` })
 
 /**

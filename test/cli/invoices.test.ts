@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { invoiceListSchema, invoiceSchema, payResponseSchema, type CreateInvoiceRequest, type Invoice } from '../../src/schemas/index.js'
+import { DUE_DATE_RANGE, invoiceListSchema, invoiceSchema, payResponseSchema, type CreateInvoiceRequest, type Invoice } from '../../src/schemas/index.js'
 import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, succeed, useServe, type TestMerchant } from '../helpers/cli.js'
 import { BIN } from '../helpers/serve-process.js'
 
@@ -13,7 +13,7 @@ const server = useServe()
 const files = mkdtempSync(path.join(tmpdir(), 'bula-invoices-'))
 afterAll(() => rmSync(files, { recursive: true, force: true }))
 
-const invoices = (merchant: TestMerchant, args: string[]) => runCli(['invoices', ...args], { env: merchant.env })
+const invoices = (merchant: Pick<TestMerchant, 'env'>, args: string[]) => runCli(['invoices', ...args], { env: merchant.env })
 
 async function invoiceCommand(merchant: TestMerchant, args: string[]): Promise<Invoice> {
   const result = await invoices(merchant, [...args, '--json'])
@@ -134,6 +134,19 @@ describe('invoices create', () => {
     expect(missing.exitCode).toBe(2)
     expect(parseJsonOutput(missing)).toMatchObject({ error: { code: 'invalid_usage', message: expect.stringContaining('--customer, --due') } })
     expect(invoiceListSchema.parse(parseJsonOutput(await invoices(merchant, ['list', '--json']))).data).toEqual([])
+  })
+
+  it('refuses a due date outside the API\'s range as a usage error, for create and edit, before sending anything', async () => {
+    // Nothing listens on port 9: a request would fail with connection_failed (exit 1).
+    const offline = { env: { BULA_BASE_URL: 'http://127.0.0.1:9', BULA_API_KEY: 'sk_test_none' } }
+    const range = `${DUE_DATE_RANGE.first} to ${DUE_DATE_RANGE.last}`
+    const created = await invoices(offline, ['create', '--customer', 'X', '--item', 'Kava:2:1', '--due', '0000-01-01'])
+    expect(created.exitCode, created.stderr).toBe(2)
+    expect(created.stderr.replace(/\s*›\s*/g, ' ')).toContain(`Parsing --due Invalid due date "0000-01-01": --due takes a day from ${range}.`)
+
+    const edited = await invoices(offline, ['edit', '12', '--due', '9999-12-31', '--json'])
+    expect(edited.exitCode, edited.stderr).toBe(2)
+    expect(parseJsonOutput(edited)).toMatchObject({ error: { code: 'invalid_usage', message: expect.stringMatching(new RegExp(`--due[^]*${range}`)) } })
   })
 
   it('replays a create sent again with the same --idempotency-key', async () => {

@@ -8,6 +8,7 @@ import {
   parseTax,
   updateInvoiceRequest,
 } from '../../src/cli/invoice-inputs.js'
+import { DUE_DATE_RANGE, dueDateSchema } from '../../src/schemas/index.js'
 
 describe('--item', () => {
   it.each([
@@ -75,6 +76,25 @@ describe('--due', () => {
 
   it.each(['2026-02-30', '31/12/2026', '2026-12-31T00:00:00Z', 'tomorrow'])('refuses %j', (input) => {
     expect(() => parseDueDate(input)).toThrow(`Invalid due date "${input}": use an existing date as YYYY-MM-DD`)
+  })
+
+  it.each(['0000-01-01', '1999-12-31', '2200-01-01', '9999-12-31'])('refuses %j, outside the API\'s range', (input) => {
+    expect(() => parseDueDate(input)).toThrow(`Invalid due date "${input}": --due takes a day from ${DUE_DATE_RANGE.first} to ${DUE_DATE_RANGE.last}.`)
+  })
+
+  // The CLI checks --due without zod; what it lets through must be what the API's dueDateSchema takes.
+  it('accepts what the API\'s dueDateSchema accepts', () => {
+    const accepts = (day: string) => {
+      try {
+        parseDueDate(day)
+        return true
+      } catch {
+        return false
+      }
+    }
+    for (const day of ['1999-12-31', '2000-01-01', '2026-02-29', '2028-02-29', '2199-12-31', '2200-01-01', '0000-01-01', '9999-12-31']) {
+      expect(accepts(day), day).toBe(dueDateSchema.safeParse(day).success)
+    }
   })
 })
 
