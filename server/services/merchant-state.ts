@@ -112,34 +112,35 @@ function merchantPart(merchant: MerchantRecord, mode: Mode): MerchantPart {
 }
 
 /**
- * The merchant's documents of one mode in a collection, in creation order.
- * A collection listed per merchant and mode is read through that group: an
- * export, reset or import runs in one turn of the event loop, and walking
- * every merchant's documents there (parsing each Checkout Session left
- * unparsed) held the whole simulator 230–310 ms for a merchant of five
- * sessions beside another's 100,000 (docs/performance.md). Payment intents
- * and deliveries have no such group and are kept parsed in memory, so a walk
- * of them is cheap.
+ * The ids of the merchant's documents of one mode in a collection, in
+ * creation order. A collection listed per merchant and mode is read through
+ * that group: an export, reset or import runs in one turn of the event loop,
+ * and walking every merchant's documents there (parsing each Checkout
+ * Session left unparsed) held the whole simulator 230–310 ms for a merchant
+ * of five sessions beside another's 100,000 (docs/performance.md). Payment
+ * intents and deliveries have no such group and are kept parsed in memory,
+ * so a walk of them is cheap.
  */
-function ofMerchantMode<C extends StateCollection>(ctx: ServiceContext, name: C, merchantId: string, mode: Mode): Collections[C][] {
-  if (INDEXES.groups?.[name]?.byMerchantMode) {
-    return ctx.store.group(name, 'byMerchantMode', merchantModeGroup(merchantId, mode)).map((id) => ctx.store.get(name, id)!)
-  }
-  return [...ctx.store.values(name)].filter((doc) => doc.merchantId === merchantId && doc.mode === mode)
+function idsOfMerchantMode(ctx: ServiceContext, name: StateCollection, merchantId: string, mode: Mode): string[] {
+  if (INDEXES.groups?.[name]?.byMerchantMode) return [...ctx.store.group(name, 'byMerchantMode', merchantModeGroup(merchantId, mode))]
+  return [...ctx.store.values(name)].filter((doc) => doc.merchantId === merchantId && doc.mode === mode).map((doc) => doc.id)
 }
 
 /** `GET /_sim/state`: the merchant and its objects of the key's mode (`bula state export`). */
 export function exportMerchantState(ctx: ServiceContext, caller: Caller): MerchantStateFile {
   const merchant = merchantOf(ctx, caller)
   const { mode } = caller
-  const docs = Object.fromEntries(STATE_COLLECTIONS.map((name) => [name, ofMerchantMode(ctx, name, merchant.id, mode)])) as StateDocs
+  const docs = Object.fromEntries(
+    STATE_COLLECTIONS.map((name) => [name, idsOfMerchantMode(ctx, name, merchant.id, mode).map((id) => ctx.store.get(name, id)!)]),
+  ) as StateDocs
   return { format: 'bula-state', version: 1, merchantId: merchant.id, mode, collections: { merchants: [merchantPart(merchant, mode)], ...docs } }
 }
 
 /** Deletes the merchant's objects of one mode, and the jobs that acted on them; its keys and the other mode stay. */
 function clearMode(ctx: ServiceContext, merchantId: string, mode: Mode): void {
   for (const name of STATE_COLLECTIONS) {
-    for (const doc of ofMerchantMode(ctx, name, merchantId, mode)) ctx.store.delete(name, doc.id)
+    // By id: the delete reads what it needs of a document, once.
+    for (const id of idsOfMerchantMode(ctx, name, merchantId, mode)) ctx.store.delete(name, id)
   }
   // By their group: reading every record would parse those start-up left unparsed.
   for (const id of [...ctx.store.group('idempotency', 'byMerchantMode', merchantModeGroup(merchantId, mode))]) ctx.store.delete('idempotency', id)
