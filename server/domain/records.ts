@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { invalidRequest } from '../../src/errors.js'
+import { fieldPath } from '../../src/field-path.js'
 import { isJsonText } from '../../src/json.js'
 import { EVENT_TYPES, KEY_TYPES } from '../../src/schemas/enums.js'
 import {
@@ -413,10 +414,7 @@ export function parseAt<S extends z.ZodType>(schema: S, value: unknown, at: stri
   if (result.success) return result.data
   const issue = result.error.issues[0]!
   const unknownField = issue.code === 'unrecognized_keys'
-  const param = [...issue.path, ...(unknownField ? [issue.keys[0]!] : [])].reduce<string>(
-    (out, key) => (typeof key === 'number' ? `${out}[${key}]` : `${out}.${String(key)}`),
-    at,
-  )
+  const param = fieldPath([...issue.path, ...(unknownField ? [issue.keys[0]!] : [])], at)
   throw invalidRequest(unknownField ? `Unknown field \`${param}\`.` : `Invalid \`${param}\`: ${issue.message}.`, param)
 }
 

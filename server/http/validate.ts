@@ -1,22 +1,24 @@
 import type { Request } from 'express'
 import type { z } from 'zod'
 import { invalidRequest } from '../../src/errors.js'
+import { fieldPath } from '../../src/field-path.js'
 
 type Issue = z.core.$ZodIssue
 
 function describe(issue: Issue, where: 'body' | 'query'): { param: string | undefined; message: string } {
-  const path = issue.path.map(String)
+  const { path } = issue
   // The query parser makes a parameter given twice a list, which the schema then judges as a bad value: say what it is.
   if (where === 'query' && path.length === 1 && Array.isArray(issue.input)) {
-    return { param: path[0], message: `Invalid \`${path[0]}\`: give it once, not ${issue.input.length} times.` }
+    const name = String(path[0])
+    return { param: name, message: `Invalid \`${name}\`: give it once, not ${issue.input.length} times.` }
   }
   if (issue.code === 'unrecognized_keys') {
-    const param = [...path, issue.keys[0]].join('.')
+    const param = fieldPath([...path, issue.keys[0]!])
     return { param, message: `Unknown field \`${param}\`.` }
   }
-  const param = path.length > 0 ? path.join('.') : undefined
+  const param = path.length > 0 ? fieldPath(path) : undefined
   if (issue.code === 'invalid_key') {
-    return { param, message: `Invalid key \`${String(path.at(-1))}\` in \`${path.slice(0, -1).join('.')}\`: ${issue.issues[0]?.message ?? issue.message}.` }
+    return { param, message: `Invalid key \`${String(path.at(-1))}\` in \`${fieldPath(path.slice(0, -1))}\`: ${issue.issues[0]?.message ?? issue.message}.` }
   }
   if (issue.code === 'invalid_type' && issue.input === undefined && param !== undefined) {
     return { param, message: `\`${param}\` is required.` }

@@ -132,7 +132,7 @@ describe.skipIf(skipBrowserTests)('the dashboard forms a newcomer meets', () => 
     await second.getByLabel('Quantity').fill('1')
     await second.getByLabel('Unit price (FJD)').fill('15')
     await button('Save draft').click()
-    await flashSaying('Field: items.1.description')
+    await flashSaying('Field: items[1].description')
     await expect(page.getByLabel('Customer name').inputValue()).resolves.toBe('Nadi Bay Hotel & Spa')
     await expect(item.getByLabel('Quantity').inputValue()).resolves.toBe('3')
     await expect(second.getByLabel('Unit price (FJD)').inputValue()).resolves.toBe('15')

@@ -138,8 +138,8 @@ describe('New draft form', () => {
     const api = client(base, keys.secret)
     const agent = await DashboardAgent.signIn(base, keys.secret)
     const cases: [Record<string, string>, string, string][] = [
-      [{ 'item-1-unitPrice': '45.555' }, 'Item row 2: Invalid unit price "45.555"', 'Field: items.1.unitPrice'],
-      [{ 'item-0-quantity': 'two' }, 'Item row 1: the quantity must be a whole number.', 'Field: items.0.quantity'],
+      [{ 'item-1-unitPrice': '45.555' }, 'Item row 2: Invalid unit price "45.555"', 'Field: items[1].unitPrice'],
+      [{ 'item-0-quantity': 'two' }, 'Item row 1: the quantity must be a whole number.', 'Field: items[0].quantity'],
       [{ dueDate: '2026-02-30' }, 'Invalid `dueDate`', 'Field: dueDate'],
       [{ dueDate: '0000-01-01' }, 'Invalid `dueDate`: must be a day from 2000-01-01 to 2199-12-31.', 'Field: dueDate'],
       [{ taxPercent: '' }, 'taxPercent is required with taxLabel', 'Field: taxPercent'],
@@ -166,7 +166,7 @@ describe('a refused invoice form comes back with what was typed (issue 14)', () 
     const typed = { ...NEW_DRAFT, customerName: 'Nadi "Best" Bakery', 'item-1-quantity': 'two', vatNumber: 'VAT 77' }
     const before = hiddenFieldsOf(await agent.get('/dashboard/invoices'), '/dashboard/invoices')
     const refused = await agent.follow(await agent.post('/dashboard/invoices', { ...before, ...typed }))
-    expect(errorFlashOf(refused)).toContain('Field: items.1.quantity')
+    expect(errorFlashOf(refused)).toContain('Field: items[1].quantity')
     const form = formOf(refused, '/dashboard/invoices')
     for (const expected of [
       'name="customerName" value="Nadi &quot;Best&quot; Bakery"',

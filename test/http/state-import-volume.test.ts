@@ -24,6 +24,6 @@ describe('a state import of millions of bad documents', () => {
     const rawBody = `{"format":"bula-state","version":1,"collections":{"checkoutSessions":[${Array(1_000_000).fill('{}').join(',')}]}}`
     const response = await call(server().baseUrl, 'POST', '/_sim/state/import', { key: keys.secret, rawBody, headers: { 'content-type': 'application/json' } })
     expect(response.status).toBe(400)
-    expect(response.body.error).toMatchObject({ code: 'invalid_request', param: 'collections.checkoutSessions.0.id' })
+    expect(response.body.error).toMatchObject({ code: 'invalid_request', param: 'collections.checkoutSessions[0].id' })
   })
 })

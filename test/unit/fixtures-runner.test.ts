@@ -171,7 +171,7 @@ describe('runFixtureFiles', () => {
     })
     await expect(runFixtureFiles([good, invalid], { client })).rejects.toMatchObject({
       code: 'invalid_fixture',
-      message: expect.stringMatching(/invalid\.json is invalid at steps\.0\.expect: give the expected error's status, code or both/),
+      message: expect.stringMatching(/invalid\.json is invalid at steps\[0\]\.expect: give the expected error's status, code or both/),
     })
     expect(requests).toEqual([])
   })
@@ -179,12 +179,12 @@ describe('runFixtureFiles', () => {
   it('refuses a body nested deeper than the simulator takes, before any walk of it could overflow', async () => {
     const file = join(dir, 'deep.json')
     await writeFile(file, `{"steps":[{"method":"POST","path":"/x","body":${'['.repeat(5_000)}${']'.repeat(5_000)}}]}`)
-    await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringMatching(/at steps\.0\.body: nests objects and arrays more than 64 levels deep/) })
+    await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringMatching(/at steps\[0\]\.body: nests objects and arrays more than 64 levels deep/) })
   })
 
   it('refuses an expected status that is not an error', async () => {
     const file = await write('status.json', { steps: [{ method: 'GET', path: '/x', expect: { status: 200 } }] })
-    await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringContaining('at steps.0.expect.status') })
+    await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringContaining('at steps[0].expect.status') })
   })
 })
 
@@ -198,10 +198,10 @@ describe('fault steps', () => {
 
   it('are checked with the simulator\'s own fault schema when the file is read', async () => {
     for (const [step, where] of [
-      [{ fault: { route: '*', action: 'explode' } }, 'steps.0.fault.action'],
-      [{ fault: { route: '*', action: 'delay' } }, 'steps.0.fault.delayMs'],
-      [{ fault: { route: '*', action: 'reset' }, expect: { status: 500 } }, 'steps.0'],
-      [{ method: 'GET', path: '/v1/merchants/me', expects: { status: 404 } }, 'steps.0'],
+      [{ fault: { route: '*', action: 'explode' } }, 'steps[0].fault.action'],
+      [{ fault: { route: '*', action: 'delay' } }, 'steps[0].fault.delayMs'],
+      [{ fault: { route: '*', action: 'reset' }, expect: { status: 500 } }, 'steps[0]'],
+      [{ method: 'GET', path: '/v1/merchants/me', expects: { status: 404 } }, 'steps[0]'],
     ] as const) {
       const { file, cleanup } = await write('faults.json', { steps: [step] })
       await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringContaining(`invalid at ${where}:`) })

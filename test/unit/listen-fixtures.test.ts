@@ -171,8 +171,8 @@ describe('fixture files', () => {
   it.each([
     ['not JSON', '{', /not valid JSON/],
     ['no steps', '{"steps": []}', /invalid at steps/],
-    ['an unknown field', '{"steps": [{"method": "GET", "path": "/x", "extra": 1}]}', /invalid at steps\.0/],
-    ['a relative path', '{"steps": [{"method": "GET", "path": "v1/x"}]}', /invalid at steps\.0\.path/],
+    ['an unknown field', '{"steps": [{"method": "GET", "path": "/x", "extra": 1}]}', /invalid at steps\[0\]/],
+    ['a relative path', '{"steps": [{"method": "GET", "path": "v1/x"}]}', /invalid at steps\[0\]\.path/],
     ['the reserved name env', '{"steps": [{"name": "env", "method": "GET", "path": "/x"}]}', /reserved/],
     ['a name used twice', '{"steps": [{"name": "a", "method": "GET", "path": "/x"}, {"name": "a", "method": "GET", "path": "/y"}]}', /names an earlier step/],
   ])('refuses a fixture with %s, naming the file', async (_what, text, message) => {

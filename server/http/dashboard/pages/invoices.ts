@@ -1,5 +1,6 @@
 import type { Request, Router } from 'express'
 import { ApiError, invalidRequest } from '../../../../src/errors.js'
+import { fieldPath } from '../../../../src/field-path.js'
 import {
   DUE_DATE_RANGE,
   MAX_ITEMS,
@@ -67,13 +68,13 @@ function itemsOf(fields: Record<string, string>): InvoiceItem[] {
     const quantity = fields[`item-${row}-quantity`]?.trim() ?? ''
     const price = fields[`item-${row}-unitPrice`]?.trim() ?? ''
     if (description === '' && quantity === '' && price === '') continue
-    const param = `items.${items.length}`
-    if (!/^\d+$/.test(quantity)) throw invalidRequest(`Item row ${row + 1}: the quantity must be a whole number.`, `${param}.quantity`)
+    const param = (field: string): string => fieldPath(['items', items.length, field])
+    if (!/^\d+$/.test(quantity)) throw invalidRequest(`Item row ${row + 1}: the quantity must be a whole number.`, param('quantity'))
     let unitPrice: number
     try {
       unitPrice = parseUnitPrice(price)
     } catch (error) {
-      throw invalidRequest(`Item row ${row + 1}: ${(error as Error).message}`, `${param}.unitPrice`)
+      throw invalidRequest(`Item row ${row + 1}: ${(error as Error).message}`, param('unitPrice'))
     }
     items.push({ description, quantity: Number(quantity), unitPrice })
   }
