@@ -12,6 +12,27 @@ import type * as schemas from './index.js'
  */
 type SchemaName = { [K in keyof typeof schemas]: (typeof schemas)[K] extends z.ZodType ? K : never }[keyof typeof schemas]
 
+/** A Payout's `disbursement.sent` event: the event list's item, and the event with its deliveries. */
+const PAYOUT_SENT_EVENT: z.input<typeof schemas.eventSchema> = {
+  event_id: 'evt_eMdhPVpd1jEgjWxLTV6j',
+  type: 'disbursement.sent',
+  mode: 'test',
+  createdAt: 1795565451256,
+  data: {
+    object: {
+      id: 'po_WDxKovw90lGpPLGfg4U3',
+      mode: 'test',
+      amount: 97313,
+      rail: 'bank_transfer',
+      status: 'paid',
+      paidAt: 1795565451256,
+      sentAt: 1795565451256,
+      failureReason: null,
+      createdAt: 1795565451256,
+    },
+  },
+}
+
 /** One merchant's state file: what `GET /_sim/state` answers and `POST /_sim/state/import` takes back. */
 const MERCHANT_STATE: z.input<typeof schemas.merchantStateSchema> = {
   format: 'bula-state',
@@ -137,52 +158,8 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
       },
     ],
   },
-  eventListSchema: {
-    data: [
-      {
-        event_id: 'evt_eMdhPVpd1jEgjWxLTV6j',
-        type: 'disbursement.sent',
-        mode: 'test',
-        createdAt: 1795565451256,
-        data: {
-          object: {
-            id: 'po_WDxKovw90lGpPLGfg4U3',
-            mode: 'test',
-            amount: 97313,
-            rail: 'bank_transfer',
-            status: 'paid',
-            paidAt: 1795565451256,
-            sentAt: 1795565451256,
-            failureReason: null,
-            createdAt: 1795565451256,
-          },
-        },
-      },
-    ],
-    hasMore: true,
-  },
-  eventWithDeliveriesSchema: {
-    event: {
-      event_id: 'evt_eMdhPVpd1jEgjWxLTV6j',
-      type: 'disbursement.sent',
-      mode: 'test',
-      createdAt: 1795565451256,
-      data: {
-        object: {
-          id: 'po_WDxKovw90lGpPLGfg4U3',
-          mode: 'test',
-          amount: 97313,
-          rail: 'bank_transfer',
-          status: 'paid',
-          paidAt: 1795565451256,
-          sentAt: 1795565451256,
-          failureReason: null,
-          createdAt: 1795565451256,
-        },
-      },
-    },
-    deliveries: [],
-  },
+  eventListSchema: { data: [PAYOUT_SENT_EVENT], hasMore: true },
+  eventWithDeliveriesSchema: { event: PAYOUT_SENT_EVENT, deliveries: [] },
   resendEventRequestSchema: {},
   resendEventResponseSchema: { deliveries: [] },
   healthSchema: { status: 'ok', version: '0.1.0' },
