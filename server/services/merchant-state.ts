@@ -5,7 +5,7 @@ import { MAX_ADVANCE_MS } from '../../src/schemas/clock.js'
 import { formatFjd } from '../../src/money.js'
 import { MAX_AMOUNT, type Mode } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
-import { PAYMENT_OF_SESSION } from '../domain/checkout-session.js'
+import { MAX_EXPIRY_MS, MIN_EXPIRY_MS, PAYMENT_OF_SESSION } from '../domain/checkout-session.js'
 import { INVOICE_ID_COUNTER, MAX_IMPORTED_INVOICE_ID, totalsOf } from '../domain/invoice.js'
 import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
 import { convertToFjd } from '../domain/money.js'
@@ -300,7 +300,7 @@ const PAYMENT_WORDS = { none: 'no payment', processing: 'a processing payment', 
  * they make. The balance an import sets is what the file's succeeded
  * payments earned, so a payment the API could not have made would be money
  * from nothing: an unpaid or cancelled session marked succeeded, a payment
- * for more than its session. References are
+ * for more than its session, a session that never expires. References are
  * already checked (checkReferences), so every id here names a document of
  * the file.
  */
@@ -309,6 +309,10 @@ function checkPayments(docs: StateDocs): number {
   const intents = byId(docs.paymentIntents)
   const invoices = byId(docs.invoices)
   docs.checkoutSessions.forEach((session, i) => {
+    const lifetime = session.expiresAt - session.createdAt
+    if (lifetime < MIN_EXPIRY_MS || lifetime > MAX_EXPIRY_MS) {
+      refuse('checkoutSessions', i, 'expiresAt', `must be 30 minutes to 24 hours after createdAt (${session.createdAt}), as the API sets it.`)
+    }
     if (session.status === 'pending' && session.endedAt !== null) refuse('checkoutSessions', i, 'endedAt', 'must be null: a pending session has not ended.')
     if (session.status !== 'pending' && session.endedAt === null) refuse('checkoutSessions', i, 'endedAt', `is required: a ${session.status} session has the time it ended.`)
     if (session.paymentIntentIds.length > 1) refuse('checkoutSessions', i, 'paymentIntentIds[1]', 'is a second payment: a session has at most one, as a failed session is final.')

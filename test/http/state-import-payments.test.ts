@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { MAX_TIMESTAMP } from '../../server/domain/records.js'
 import { DAY, HOUR, client, signupMerchant, useTestServer } from '../helpers/http.js'
 import { merchantWithLiveData } from '../helpers/live-data.js'
 
@@ -188,6 +189,37 @@ describe('state import: the file\'s payments hold the rules of the API\'s own st
     const refused = await busy.api.post('/_sim/state/import', file)
     expect([refused.status, refused.body.error?.code, refused.body.error?.param], JSON.stringify(refused.body)).toEqual([400, 'invalid_request', param])
     expect((await busy.api.get('/v1/merchants/me')).body.balance).toBe(balance)
+  })
+})
+
+describe('state import: a session expires when the API would have let it', () => {
+  const expiries: [string, (session: Doc) => number][] = [
+    ['never (the end of year 9999)', () => MAX_TIMESTAMP],
+    ['before it was created', (session) => session.createdAt - 1],
+    ['as it is created', (session) => session.createdAt],
+    ['a minute short of 30 minutes after creation', (session) => session.createdAt + 29 * 60 * 1000],
+    ['a millisecond past 24 hours after creation', (session) => session.createdAt + DAY + 1],
+  ]
+
+  it.each(expiries)('refuses a pending session that expires %s', async (_when, expiresAt) => {
+    const file = structuredClone(exported)
+    const i = sessionAt(file, busy.ids.unpaid.id)
+    const session = file.collections.checkoutSessions![i]!
+    session.expiresAt = expiresAt(session)
+    const refused = await busy.api.post('/_sim/state/import', file)
+    expect([refused.status, refused.body.error?.param], JSON.stringify(refused.body)).toEqual([400, `checkoutSessions[${i}].expiresAt`])
+    expect((await busy.api.get(`/v1/checkout-sessions/${busy.ids.unpaid.id}`)).body.expiresAt).toBe(busy.ids.unpaid.expiresAt)
+  })
+
+  it('takes the two ends the API allows, 30 minutes and 24 hours after creation', async () => {
+    const file = structuredClone(exported)
+    const soon = file.collections.checkoutSessions![sessionAt(file, busy.ids.soon.id)]!
+    soon.expiresAt = soon.createdAt + 30 * 60 * 1000
+    const unpaid = file.collections.checkoutSessions![sessionAt(file, busy.ids.unpaid.id)]!
+    expect(unpaid.expiresAt - unpaid.createdAt).toBe(DAY)
+    const imported = await busy.api.post('/_sim/state/import', file)
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200)
+    expect((await busy.api.post('/_sim/state/import', exported)).status).toBe(200)
   })
 })
 
