@@ -22,6 +22,21 @@ const TRANSITIONS: Record<SessionStatus, readonly SessionStatus[]> = {
   cancelled: [],
 }
 
+/**
+ * The payment a session holds in each of its statuses, as paying, cancelling
+ * and expiry leave it: a pending session has none yet or one processing; a
+ * succeeded or failed one has the payment that ended it, in the same status;
+ * a cancelled one has none, as a session whose customer started paying is
+ * never cancelled. A session has at most one payment: a failed session is
+ * final (docs/simulator.md, "Payments").
+ */
+export const PAYMENT_OF_SESSION: Record<SessionStatus, readonly (PaymentIntentRecord['status'] | 'none')[]> = {
+  pending: ['none', 'processing'],
+  succeeded: ['succeeded'],
+  failed: ['failed'],
+  cancelled: ['none'],
+}
+
 /** Where a session's status leaves it, as a sentence reads it: "This Checkout Session has already succeeded." */
 export const SESSION_STATE_WORDS: Record<SessionStatus, string> = {
   pending: 'is still pending',

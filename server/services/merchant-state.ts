@@ -5,8 +5,10 @@ import { MAX_ADVANCE_MS } from '../../src/schemas/clock.js'
 import { formatFjd } from '../../src/money.js'
 import { MAX_AMOUNT, type Mode } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
+import { MAX_EXPIRY_MS, MIN_EXPIRY_MS, PAYMENT_OF_SESSION } from '../domain/checkout-session.js'
 import { INVOICE_ID_COUNTER, MAX_IMPORTED_INVOICE_ID, totalsOf } from '../domain/invoice.js'
 import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
+import { convertToFjd } from '../domain/money.js'
 import { railFor } from '../domain/payout.js'
 import {
   idOf,
@@ -178,6 +180,13 @@ interface ImportPlan {
   balance: number
 }
 
+/** A refusal naming the path of the bad value, as a document's own schema errors do. */
+const refuse = (name: string, index: number, field: string, why: string): never => {
+  throw invalidRequest(`${recordPath(name, index, field)} ${why}`, recordPath(name, index, field))
+}
+
+const byId = <D extends { id: string }>(list: D[]) => new Map(list.map((doc) => [doc.id, doc]))
+
 const objectOrNull = (value: unknown): Record<string, unknown> | null =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null
 
@@ -210,15 +219,11 @@ function checkDocuments(ctx: ServiceContext, caller: Caller, collections: Record
 /** Every reference names an object of the same file (so of the caller's merchant and mode), and the file obeys the API's own rules. */
 function checkReferences(ctx: ServiceContext, caller: Caller, docs: StateDocs): void {
   const { merchant, mode } = caller
-  const byId = <D extends { id: string }>(list: D[]) => new Map(list.map((doc) => [doc.id, doc]))
   const sessions = byId(docs.checkoutSessions)
   const intents = byId(docs.paymentIntents)
   const invoices = byId(docs.invoices)
   const events = byId(docs.events)
   const endpoints = byId(docs.webhookEndpoints)
-  const refuse = (name: string, index: number, field: string, why: string): never => {
-    throw invalidRequest(`${recordPath(name, index, field)} ${why}`, recordPath(name, index, field))
-  }
   const urlAllowed = (url: string | null) => url === null || isAllowedUrl(url, mode, ctx.allowedHosts)
   const notHere = 'names no object of this file.'
 
@@ -232,6 +237,9 @@ function checkReferences(ctx: ServiceContext, caller: Caller, docs: StateDocs): 
     if (session.invoiceId !== null) {
       const invoice = invoices.get(session.invoiceId)
       if (!invoice) refuse('checkoutSessions', i, 'invoiceId', notHere)
+      if (!invoice!.checkoutSessionIds.includes(session.id)) {
+        refuse('checkoutSessions', i, 'invoiceId', `names Invoice ${invoice!.invoiceId}, whose checkoutSessionIds do not list ${session.id}.`)
+      }
       if (invoice!.number !== session.invoiceNumber) refuse('checkoutSessions', i, 'invoiceNumber', 'must be the number of its invoice.')
     } else if (session.invoiceNumber !== null) refuse('checkoutSessions', i, 'invoiceNumber', 'needs an invoiceId.')
   })
@@ -284,6 +292,67 @@ function checkReferences(ctx: ServiceContext, caller: Caller, docs: StateDocs): 
   })
 }
 
+const PAYMENT_WORDS = { none: 'no payment', processing: 'a processing payment', succeeded: 'a succeeded payment', failed: 'a failed payment' } as const
+
+/**
+ * The file's sessions, payments, Invoices and Payouts as the API's own state
+ * machine leaves them (server/domain/checkout-session.ts), with the balance
+ * they make. The balance an import sets is what the file's succeeded
+ * payments earned, so a payment the API could not have made would be money
+ * from nothing: an unpaid or cancelled session marked succeeded, a payment
+ * for more than its session, a session that never expires. References are
+ * already checked (checkReferences), so every id here names a document of
+ * the file.
+ */
+function checkPayments(docs: StateDocs): number {
+  const sessions = byId(docs.checkoutSessions)
+  const intents = byId(docs.paymentIntents)
+  const invoices = byId(docs.invoices)
+  docs.checkoutSessions.forEach((session, i) => {
+    const lifetime = session.expiresAt - session.createdAt
+    if (lifetime < MIN_EXPIRY_MS || lifetime > MAX_EXPIRY_MS) {
+      refuse('checkoutSessions', i, 'expiresAt', `must be 30 minutes to 24 hours after createdAt (${session.createdAt}), as the API sets it.`)
+    }
+    if (session.status === 'pending' && session.endedAt !== null) refuse('checkoutSessions', i, 'endedAt', 'must be null: a pending session has not ended.')
+    if (session.status !== 'pending' && session.endedAt === null) refuse('checkoutSessions', i, 'endedAt', `is required: a ${session.status} session has the time it ended.`)
+    if (session.paymentIntentIds.length > 1) refuse('checkoutSessions', i, 'paymentIntentIds[1]', 'is a second payment: a session has at most one, as a failed session is final.')
+    const intent = session.paymentIntentIds.length === 0 ? undefined : intents.get(session.paymentIntentIds[0]!)!
+    const allowed = PAYMENT_OF_SESSION[session.status]
+    if (!allowed.includes(intent?.status ?? 'none')) {
+      const has = intent ? `its payment ${intent.id} is ${intent.status}` : 'it has none'
+      refuse('checkoutSessions', i, 'status', `is ${session.status}, which needs ${allowed.map((status) => PAYMENT_WORDS[status]).join(' or ')}; ${has}.`)
+    }
+    if (session.quote !== null) {
+      const converted = convertToFjd(session.quote.amount, session.quote.rate)
+      if (session.amount !== converted) refuse('checkoutSessions', i, 'amount', `must be its quote converted at the locked rate, ${formatFjd(converted)}.`)
+    }
+    if (session.invoiceId !== null) {
+      const { total } = totalsOf(invoices.get(session.invoiceId)!)
+      if (session.amount !== total) refuse('checkoutSessions', i, 'amount', `must be its Invoice's total, ${formatFjd(total)}.`)
+    }
+  })
+  docs.paymentIntents.forEach((intent, i) => {
+    const { amount } = sessions.get(intent.checkoutSessionId)!
+    if (intent.amount !== amount) refuse('paymentIntents', i, 'amount', `must be its session's amount, ${formatFjd(amount)}: a payment is for what its session asks.`)
+  })
+  docs.invoices.forEach((invoice, i) => {
+    const paidBy = invoice.checkoutSessionIds.filter((id) => sessions.get(id)!.status === 'succeeded')
+    if (paidBy.length > 1) {
+      refuse('invoices', i, `checkoutSessionIds[${invoice.checkoutSessionIds.indexOf(paidBy[1]!)}]`, 'is a second succeeded session: an Invoice is paid once.')
+    }
+    if (invoice.status === 'paid' && paidBy.length === 0) refuse('invoices', i, 'status', 'is paid, but none of its sessions succeeded.')
+    if (invoice.status !== 'paid' && paidBy.length > 0) refuse('invoices', i, 'status', `is ${invoice.status}, but its session ${paidBy[0]} succeeded, which pays it.`)
+  })
+  const earned = docs.checkoutSessions.filter((s) => s.status === 'succeeded').reduce((sum, s) => sum + s.amount, 0)
+  // A failed Payout's amount went back into the balance, but it was once the balance: never more than was earned.
+  docs.payouts.forEach((payout, i) => {
+    if (payout.amount > earned) refuse('payouts', i, 'amount', `is more than the succeeded payments earned (${formatFjd(earned)}).`)
+  })
+  const swept = docs.payouts.filter((p) => p.status !== 'failed').reduce((sum, p) => sum + p.amount, 0)
+  if (swept > earned) throw invalidRequest('The Payouts sweep more than the succeeded payments earned.', 'payouts')
+  return earned - swept
+}
+
 /** The whole file checked before anything changes: a refusal is a 400 naming the path of the first bad value. */
 function checkImport(ctx: ServiceContext, caller: Caller, body: unknown): ImportPlan {
   const merchant = merchantOf(ctx, caller)
@@ -329,10 +398,7 @@ function checkImport(ctx: ServiceContext, caller: Caller, body: unknown): Import
   }
   const docs = checkDocuments(ctx, caller, collections)
   checkReferences(ctx, caller, docs)
-  const earned = docs.checkoutSessions.filter((s) => s.status === 'succeeded').reduce((sum, s) => sum + s.amount, 0)
-  const swept = docs.payouts.filter((p) => p.status !== 'failed').reduce((sum, p) => sum + p.amount, 0)
-  if (swept > earned) throw invalidRequest('The Payouts sweep more than the succeeded payments earned.', 'payouts')
-  return { part, docs, balance: earned - swept }
+  return { part, docs, balance: checkPayments(docs) }
 }
 
 /**
