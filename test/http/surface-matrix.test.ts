@@ -77,13 +77,19 @@ async function raw(method: string, path: string, { key, body, type }: { key?: st
   if (key) headers.authorization = `Bearer ${key}`
   if (body !== undefined) headers['content-type'] = type ?? 'application/json'
   const response = await exchange(`${baseUrl()}${path}`, method, headers, body)
-  let parsed: { error?: { code?: string; param?: string } } | undefined
+  let parsed: { error?: { code?: string; message?: string; param?: string } } | undefined
   try {
     parsed = JSON.parse(response.text)
   } catch {
     // not JSON: the row says so
   }
-  return { status: response.status, code: parsed?.error?.code ?? `(${response.headers.get('content-type') ?? 'no body'})`, param: parsed?.error?.param, text: response.text }
+  return {
+    status: response.status,
+    code: parsed?.error?.code ?? `(${response.headers.get('content-type') ?? 'no body'})`,
+    message: parsed?.error?.message,
+    param: parsed?.error?.param,
+    text: response.text,
+  }
 }
 
 describe('the key walls, on every route', () => {
@@ -151,7 +157,7 @@ describe('hostile bodies, on every route that takes one', () => {
 })
 
 describe('methods a path does not take', () => {
-  it('answers OPTIONS as any other such method (TRACE): a JSON 404 not_found, not Express\'s own 200 text/plain listing the methods without a key', async () => {
+  it('answers OPTIONS as any other such method (TRACE): a JSON 404 not_found naming the whole path, not Express\'s own 200 text/plain listing the methods without a key', async () => {
     const paths = [...new Set(operations.map((operation) => withOwnIds(operation.path))), '/dashboard', '/dashboard/settings', '/_sim/nope']
     const wrong: string[] = []
     for (const path of paths) {
@@ -159,12 +165,21 @@ describe('methods a path does not take', () => {
       // The read-only Payouts take every method, OPTIONS too: the key first (401), then 405 with Allow.
       const expected = path.startsWith('/v1/payouts') ? { status: 401, code: 'missing_api_key' } : { status: 404, code: 'not_found' }
       for (const [method, answer] of [['OPTIONS', options], ['TRACE', trace]] as const) {
-        if (answer.status !== expected.status || answer.code !== expected.code) wrong.push(`${method} ${path}: ${answer.status} ${answer.code}`)
+        // A router mounted at a path (`/_sim/state`, `/v1/merchants`) sees only the rest of it; the message names all of it.
+        const message = expected.status === 404 ? `No route ${method} ${path}.` : answer.message
+        if (answer.status !== expected.status || answer.code !== expected.code || answer.message !== message) {
+          wrong.push(`${method} ${path}: ${answer.status} ${answer.code} ${answer.message}`)
+        }
       }
     }
     expect(wrong).toEqual([])
     const payouts = await raw('OPTIONS', '/v1/payouts', { key: keys.secret })
     expect([payouts.status, payouts.code]).toEqual([405, 'method_not_allowed'])
+    // With a key, and a query, which the message leaves off.
+    for (const path of ['/_sim/clock', '/_sim/state', '/v1/merchants/me', '/v1/api-keys', '/api-keys', '/dashboard/settings']) {
+      const answer = await raw('OPTIONS', `${path}?expand=all`, { key: keys.secret })
+      expect([answer.status, answer.message]).toEqual([404, `No route OPTIONS ${path}.`])
+    }
   })
 })
 
