@@ -35,7 +35,7 @@ function fromFrameworkError(error: FrameworkError): ApiError | undefined {
     case 'encoding.unsupported':
       return apiError('invalid_request', `The Content-Encoding ${String(error.encoding)} is not supported; send the body uncompressed, or as gzip, deflate or br.`)
     case 'charset.unsupported':
-      return apiError('invalid_request', `The charset ${String(error.charset)} is not supported; send the body as UTF-8.`)
+      return apiError('invalid_request', `The charset ${String(error.charset)} is not supported; send the body as UTF-8.`, { param: 'Content-Type' })
   }
   if (typeof error.status !== 'number' || error.status < 400 || error.status > 499) return undefined
   if (error instanceof URIError) return apiError('invalid_request', 'The path has a percent-escape that does not decode (e.g. %E0%A4%A).')
