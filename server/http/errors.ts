@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler, Router } from 'express'
+import type { ErrorRequestHandler, Request, RequestHandler, Router } from 'express'
 import { byteSize } from '../../src/byte-size.js'
 import { ApiError } from '../../src/errors.js'
 import { isJsonText } from '../../src/json.js'
@@ -35,7 +35,7 @@ function fromFrameworkError(error: FrameworkError): ApiError | undefined {
     case 'encoding.unsupported':
       return apiError('invalid_request', `The Content-Encoding ${String(error.encoding)} is not supported; send the body uncompressed, or as gzip, deflate or br.`)
     case 'charset.unsupported':
-      return apiError('invalid_request', `The charset ${String(error.charset)} is not supported; send the body as UTF-8.`)
+      return apiError('invalid_request', `The charset ${String(error.charset)} is not supported; send the body as UTF-8.`, { param: 'Content-Type' })
   }
   if (typeof error.status !== 'number' || error.status < 400 || error.status > 499) return undefined
   if (error instanceof URIError) return apiError('invalid_request', 'The path has a percent-escape that does not decode (e.g. %E0%A4%A).')
@@ -48,8 +48,20 @@ function fromFrameworkError(error: FrameworkError): ApiError | undefined {
 /** 404 `not_found` for a method and target no route takes: Express's requests, and those Node answers before it (CONNECT). */
 export const noRoute = (method: string, target: string): ApiError => apiError('not_found', `No route ${method} ${target}.`)
 
+/**
+ * The path the client asked for, without the query. Not `req.path`: inside
+ * a router mounted at a path that is only the rest (`/clock` under `/_sim`,
+ * `/` for `/_sim/state`). A target in absolute form (`http://host/path`, as
+ * a proxy sends it) names its path after the host, as Express reads it.
+ */
+function requestedPath(req: Request): string {
+  const target = req.originalUrl.split('?', 1)[0]!
+  return target.startsWith('/') ? target : target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '') || '/'
+}
+
+/** 404 `not_found` naming the whole path, wherever it runs: at the end of the app or of a mounted router. */
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(noRoute(req.method, req.path))
+  next(noRoute(req.method, requestedPath(req)))
 }
 
 /** The JSON surfaces: the API, the simulator's controls and the API's document. */

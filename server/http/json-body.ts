@@ -69,9 +69,30 @@ function checkParsedBody(body: object): void {
 const BODY_LIMIT_BYTES = 1024 * 1024
 
 /** An error as body-parser raises it, so that errors.ts answers both readers' failures alike. */
-function bodyError(type: 'entity.parse.failed' | 'request.aborted', message: string, body?: string): Error {
-  return Object.assign(new Error(message), { status: 400, type, body })
+function bodyError(
+  type: 'entity.parse.failed' | 'request.aborted' | 'charset.unsupported',
+  message: string,
+  fields: { body?: string; charset?: string } = {},
+): Error {
+  return Object.assign(new Error(message), { status: 400, type, ...fields })
 }
+
+/**
+ * body-parser's `verify` hook, which it calls with the charset it is about
+ * to decode the body with (the Content-Type's, as it parses it: any case,
+ * quoted or not; UTF-8 without one). Any other is refused as body-parser
+ * refuses the ones it does not know (errors.ts: 400 naming it, `param`
+ * Content-Type). By itself express.json decodes every `utf-*` (a UTF-8 body
+ * labelled UTF-16 became "not valid JSON") and express.urlencoded
+ * ISO-8859-1. `us-ascii` is refused too, although UTF-8 holds it: the rule
+ * stays one charset, and a body labelled ASCII may hold bytes that are not.
+ */
+export function utf8Only(_req: unknown, _res: unknown, _body: Buffer, charset: string): void {
+  if (charset !== 'utf-8') throw bodyError('charset.unsupported', `unsupported charset "${charset}"`, { charset })
+}
+
+/** The urlencoded form reader of the dashboard and the hosted pages (`limit` as `16kb`): flat fields, UTF-8 as JSON is. */
+export const formBody = (limit: string): RequestHandler => express.urlencoded({ extended: false, limit, verify: utf8Only })
 
 /**
  * The length of a body that needs none of body-parser's generality: JSON
@@ -97,11 +118,11 @@ function parseStrictJson(text: string): unknown {
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   let at = 0
   while (at < json.length && ' \t\n\r'.includes(json[at]!)) at++
-  if (json[at] !== '{' && json[at] !== '[') throw bodyError('entity.parse.failed', 'The body is not a JSON object or array.', json)
+  if (json[at] !== '{' && json[at] !== '[') throw bodyError('entity.parse.failed', 'The body is not a JSON object or array.', { body: json })
   try {
     return JSON.parse(json)
   } catch (error) {
-    throw bodyError('entity.parse.failed', (error as Error).message, json)
+    throw bodyError('entity.parse.failed', (error as Error).message, { body: json })
   }
 }
 
@@ -144,11 +165,11 @@ function readPlainJson(req: Request, bytes: number, next: NextFunction): void {
  * The JSON body parser of every API route (api-route.ts, after the key and
  * the tier are checked): a plain JSON body read directly, any
  * other through express.json (`limit` bytes, 1 MiB unless the route says;
- * the errors of both become 400 and 413 in errors.ts), then the `__proto__`
- * and depth checks.
+ * the errors of both become 400 and 413 in errors.ts; a charset other than
+ * UTF-8 is a 400, utf8Only), then the `__proto__` and depth checks.
  */
 export function jsonBody(limit = BODY_LIMIT_BYTES): RequestHandler[] {
-  const bodyParser = express.json({ limit })
+  const bodyParser = express.json({ limit, verify: utf8Only })
   return [
     (req, res, next) => {
       const bytes = plainJsonLength(req, limit)

@@ -102,6 +102,16 @@ describe('the Host header, which Node would refuse on its own', () => {
     const allowed = await sendRaw(`GET http://127.0.0.1:${port}/_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
     expect(allowed.statusLine).toBe('HTTP/1.1 200 OK')
   })
+
+  it('names the path of an absolute-form target in a 404, at the end of the app and inside a router mounted at a path', async () => {
+    const { port } = new URL(server().baseUrl)
+    for (const [method, path] of [['PUT', '/_sim/clock'], ['OPTIONS', '/_sim/clock'], ['OPTIONS', '/_sim/state'], ['OPTIONS', '/v1/merchants/me'], ['OPTIONS', '']]) {
+      const answer = await sendRaw(`${method} http://127.0.0.1:${port}${path}?a=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+      expect(JSON.parse(answer.body).error, `${method} ${path}`).toEqual({ code: 'not_found', message: `No route ${method} ${path || '/'}.` })
+    }
+    const asterisk = await sendRaw('OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    expect(JSON.parse(asterisk.body).error).toEqual({ code: 'not_found', message: 'No route OPTIONS *.' })
+  })
 })
 
 describe('requests Node would answer or drop without the app', () => {

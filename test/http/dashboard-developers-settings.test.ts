@@ -322,6 +322,19 @@ describe('Verification', () => {
     expect((await api.get('/_sim/settings')).body.liveProviders).toBe(true)
   })
 
+  it('a session signed in with the test key, once live keys exist, is refused verification as the API refuses it: 403 for submit and reject, 409 for approve', async () => {
+    const { keys } = await signupMerchant(base)
+    await unlockLive(base, keys.secret)
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const submitted = await submitVerification(agent, { tinCardPhoto: PNG, businessRegistration: PNG })
+    expect(errorFlashOf(submitted)).toContain('Verification needs a live secret key')
+    const rejected = await agent.follow(await agent.submit('/dashboard/settings', '/dashboard/settings/verification/reject', { reason: 'Blurry photo' }))
+    expect(errorFlashOf(rejected)).toContain('Verification needs a live secret key')
+    const approved = await agent.follow(await agent.submit('/dashboard/settings', '/dashboard/settings/verification/approve'))
+    expect(errorFlashOf(approved)).toContain('Only pending verification can be reviewed; it is approved.')
+    expect((await client(base, keys.secret).get('/_sim/verification')).body.verification.status).toBe('approved')
+  })
+
   it('an individual account is asked for a personal ID', async () => {
     const { keys } = await signupMerchant(base, 'individual')
     const agent = await DashboardAgent.signIn(base, keys.secret)

@@ -77,13 +77,19 @@ async function raw(method: string, path: string, { key, body, type }: { key?: st
   if (key) headers.authorization = `Bearer ${key}`
   if (body !== undefined) headers['content-type'] = type ?? 'application/json'
   const response = await exchange(`${baseUrl()}${path}`, method, headers, body)
-  let parsed: { error?: { code?: string; param?: string } } | undefined
+  let parsed: { error?: { code?: string; message?: string; param?: string } } | undefined
   try {
     parsed = JSON.parse(response.text)
   } catch {
     // not JSON: the row says so
   }
-  return { status: response.status, code: parsed?.error?.code ?? `(${response.headers.get('content-type') ?? 'no body'})`, param: parsed?.error?.param, text: response.text }
+  return {
+    status: response.status,
+    code: parsed?.error?.code ?? `(${response.headers.get('content-type') ?? 'no body'})`,
+    message: parsed?.error?.message,
+    param: parsed?.error?.param,
+    text: response.text,
+  }
 }
 
 describe('the key walls, on every route', () => {
@@ -125,15 +131,18 @@ describe('the key walls, on every route', () => {
 
 describe('hostile bodies, on every route that takes one', () => {
   it('answers each as /v1 does: 400 invalid_request, 413 payload_too_large, 415 unsupported_media_type; never a 500', async () => {
-    const cases: Array<{ label: string; body: string; type?: string; status: number; code: string }> = [
+    const cases: Array<{ label: string; body: string; type?: string; status: number; code: string; param?: string }> = [
       { label: 'malformed JSON', body: '{"a":', status: 400, code: 'invalid_request' },
       { label: 'a JSON array', body: '[]', status: 400, code: 'invalid_request' },
       { label: 'null', body: 'null', status: 400, code: 'invalid_request' },
       { label: 'a JSON string', body: '"x"', status: 400, code: 'invalid_request' },
       { label: 'over 1 MiB', body: JSON.stringify({ a: 'x'.repeat(1024 * 1024) }), status: 413, code: 'payload_too_large' },
       { label: '10,000 levels deep', body: '['.repeat(10_000) + ']'.repeat(10_000), status: 400, code: 'invalid_request' },
-      { label: 'text/plain', body: '{}', type: 'text/plain', status: 415, code: 'unsupported_media_type' },
-      { label: 'form-encoded', body: 'a=1', type: 'application/x-www-form-urlencoded', status: 415, code: 'unsupported_media_type' },
+      { label: 'text/plain', body: '{}', type: 'text/plain', status: 415, code: 'unsupported_media_type', param: 'Content-Type' },
+      { label: 'form-encoded', body: 'a=1', type: 'application/x-www-form-urlencoded', status: 415, code: 'unsupported_media_type', param: 'Content-Type' },
+      // Every charset but UTF-8: one body-parser refuses itself, one it would decode (as garbage: the bytes are UTF-8).
+      { label: 'charset=latin1', body: '{}', type: 'application/json; charset=latin1', status: 400, code: 'invalid_request', param: 'Content-Type' },
+      { label: 'charset=utf-16', body: '{}', type: 'application/json; charset=utf-16', status: 400, code: 'invalid_request', param: 'Content-Type' },
     ]
     // The one route that takes more than 1 MiB (a merchant's export, up to 16 MiB: test/http/state.test.ts) reads the
     // body, and refuses it as no state file.
@@ -141,9 +150,11 @@ describe('hostile bodies, on every route that takes one', () => {
     const wrong: string[] = []
     for (const operation of operations.filter((candidate) => candidate.method !== 'GET')) {
       for (const { label, body, type, ...expected } of cases) {
-        const { status, code } = label === 'over 1 MiB' && takesMore(operation) ? { status: 400, code: 'invalid_request' } : expected
+        const { status, code, param } = label === 'over 1 MiB' && takesMore(operation) ? { status: 400, code: 'invalid_request', param: undefined } : expected
         const answer = await raw(operation.method, withOwnIds(operation.path), { key: keys.secret, body, type })
-        if (answer.status !== status || answer.code !== code || answer.text.includes('    at ')) wrong.push(`${operation.method} ${operation.path} with ${label}: ${answer.status} ${answer.code}`)
+        if (answer.status !== status || answer.code !== code || (param !== undefined && answer.param !== param) || answer.text.includes('    at ')) {
+          wrong.push(`${operation.method} ${operation.path} with ${label}: ${answer.status} ${answer.code} ${answer.param}`)
+        }
       }
     }
     expect(wrong).toEqual([])
@@ -151,7 +162,7 @@ describe('hostile bodies, on every route that takes one', () => {
 })
 
 describe('methods a path does not take', () => {
-  it('answers OPTIONS as any other such method (TRACE): a JSON 404 not_found, not Express\'s own 200 text/plain listing the methods without a key', async () => {
+  it('answers OPTIONS as any other such method (TRACE): a JSON 404 not_found naming the whole path, not Express\'s own 200 text/plain listing the methods without a key', async () => {
     const paths = [...new Set(operations.map((operation) => withOwnIds(operation.path))), '/dashboard', '/dashboard/settings', '/_sim/nope']
     const wrong: string[] = []
     for (const path of paths) {
@@ -159,12 +170,21 @@ describe('methods a path does not take', () => {
       // The read-only Payouts take every method, OPTIONS too: the key first (401), then 405 with Allow.
       const expected = path.startsWith('/v1/payouts') ? { status: 401, code: 'missing_api_key' } : { status: 404, code: 'not_found' }
       for (const [method, answer] of [['OPTIONS', options], ['TRACE', trace]] as const) {
-        if (answer.status !== expected.status || answer.code !== expected.code) wrong.push(`${method} ${path}: ${answer.status} ${answer.code}`)
+        // A router mounted at a path (`/_sim/state`, `/v1/merchants`) sees only the rest of it; the message names all of it.
+        const message = expected.status === 404 ? `No route ${method} ${path}.` : answer.message
+        if (answer.status !== expected.status || answer.code !== expected.code || answer.message !== message) {
+          wrong.push(`${method} ${path}: ${answer.status} ${answer.code} ${answer.message}`)
+        }
       }
     }
     expect(wrong).toEqual([])
     const payouts = await raw('OPTIONS', '/v1/payouts', { key: keys.secret })
     expect([payouts.status, payouts.code]).toEqual([405, 'method_not_allowed'])
+    // With a key, and a query, which the message leaves off.
+    for (const path of ['/_sim/clock', '/_sim/state', '/v1/merchants/me', '/v1/api-keys', '/api-keys', '/dashboard/settings']) {
+      const answer = await raw('OPTIONS', `${path}?expand=all`, { key: keys.secret })
+      expect([answer.status, answer.message]).toEqual([404, `No route OPTIONS ${path}.`])
+    }
   })
 })
 

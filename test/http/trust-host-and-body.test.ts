@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { createApp } from '../../server/http/app.js'
 import { StartError } from '../../server/start.js'
+import { DashboardAgent, csrfOf } from '../helpers/dashboard.js'
 import { requestWithHost, requestWithoutHost } from '../helpers/host-request.js'
 import { call, client, signupMerchant, useTestServer, withTestServer, unlockLive } from '../helpers/http.js'
 
@@ -240,6 +241,61 @@ describe('__proto__ keys in JSON bodies', () => {
       'The charset utf-7 is not supported; send the body as UTF-8.',
       'invalid_request',
     ])
+    // Latin-1 too, which body-parser's form reader would decode: a form is UTF-8 as JSON is.
+    expect(await form('key=x', 'application/x-www-form-urlencoded; charset=ISO-8859-1')).toEqual([
+      400,
+      'The charset iso-8859-1 is not supported; send the body as UTF-8.',
+      'invalid_request',
+    ])
+  })
+
+  it('refuses a JSON body in any charset but UTF-8 with 400 naming it and param Content-Type, on /_sim and /v1; UTF-8 however spelled is read', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const send = (method: string, path: string, rawBody: string, contentType: string, headers: Record<string, string> = {}) =>
+      call(server().baseUrl, method, path, { key: keys.secret, rawBody, headers: { ...headers, 'content-type': contentType } })
+    const requests = [
+      ['PATCH', '/_sim/settings', '{"displayName":"Charset"}'],
+      ['POST', '/v1/checkout-sessions', '{"amount":100,"currency":"FJD"}'],
+    ] as const
+    // us-ascii is a subset of UTF-8, but the rule stays one charset: a body labelled ASCII may hold bytes that are not.
+    for (const [parameter, named] of [
+      ['charset=latin1', 'latin1'],
+      ['charset=utf-16', 'utf-16'],
+      ['charset="UTF-16LE"', 'utf-16le'],
+      ['charset=UTF-32', 'utf-32'],
+      ['charset=us-ascii', 'us-ascii'],
+      ['charset=utf8', 'utf8'],
+    ]) {
+      for (const [method, path, body] of requests) {
+        const answer = await send(method, path, body, `application/json; ${parameter}`, idempotent().headers)
+        expect([parameter, path, answer.status, answer.body.error]).toEqual([
+          parameter,
+          path,
+          400,
+          { code: 'invalid_request', message: `The charset ${named} is not supported; send the body as UTF-8.`, param: 'Content-Type' },
+        ])
+      }
+    }
+    for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset="utf-8"', 'application/json']) {
+      for (const [method, path, body] of requests) {
+        expect([type, path, (await send(method, path, body, type, idempotent().headers)).status]).toEqual([type, path, method === 'POST' ? 201 : 200])
+      }
+    }
+  })
+
+  it('refuses a Latin-1 form on the dashboard and the hosted payment page as a UTF-8-only form, and changes nothing', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const latin1 = { 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1' }
+    const agent = await DashboardAgent.signIn(server().baseUrl, keys.secret)
+    const token = csrfOf((await agent.get('/dashboard/settings')).html)
+    const settings = await agent.post('/dashboard/settings', { _csrf: token, _back: '/dashboard/settings', displayName: 'Caf\u00e9' }, latin1)
+    expect([settings.status, settings.html.includes('The charset iso-8859-1 is not supported; send the body as UTF-8.')]).toEqual([400, true])
+    const api = client(server().baseUrl, keys.secret)
+    expect((await api.get('/_sim/settings')).body.displayName).not.toBe('Caf\u00e9')
+    const session = (await api.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD' }, idempotent())).body
+    const paid = await call(server().baseUrl, 'POST', `/pay/${session.id}`, { rawBody: 'provider=mpaisa&outcome=succeeded', headers: latin1 })
+    expect(paid.status).toBe(400)
+    expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('pending')
   })
 
   it('keeps the 1 MiB limit and the malformed-JSON answer', async () => {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DAY, call, client, signupMerchant, useTestServer, withTestServer } from '../helpers/http.js'
+import { DAY, PNG_DATA_URL, call, client, signupMerchant, useTestServer, withTestServer } from '../helpers/http.js'
 import { merchantWithLiveData, sentInvoice } from '../helpers/live-data.js'
 
 // Issue 12, items 1 to 6: each test is the attack, made with a test secret key (docs/security.md).
@@ -319,6 +319,22 @@ describe('live money needs a live key once there is one (item 5)', () => {
     expect((await m.live.patch('/_sim/settings', { payoutDestination: destination })).status).toBe(200)
     expect((await m.live.post('/_sim/payouts/fail-next', { reason: 'bounced' })).status).toBe(200)
     expect((await m.test.patch('/_sim/settings', { displayName: 'Still mine' })).status).toBe(200)
+  })
+
+  it('refuses a test key submitting or rejecting verification with 403 live_key_required, before the verification\'s state is looked at', async () => {
+    const m = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
+    const submission = { tin: '123456789', tinCardPhoto: PNG_DATA_URL, businessRegistration: PNG_DATA_URL }
+    for (const [path, body] of [
+      ['/_sim/verification', submission],
+      ['/_sim/verification/reject', { reason: 'Blurry photo' }],
+    ] as const) {
+      const refused = await m.test.post(path, body)
+      expect([path, refused.status, refused.body.error?.code]).toEqual([path, 403, 'live_key_required'])
+      // The live key gets past the key and meets the state: the verification is approved.
+      const live = await m.live.post(path, body)
+      expect([path, live.status, live.body.error?.code]).toEqual([path, 409, 'invalid_state'])
+    }
+    expect((await m.live.get('/_sim/verification')).body.verification.status).toBe('approved')
   })
 
   it('approving an approved verification is 409 invalid_state with either key, and mints no key', async () => {

@@ -9,6 +9,7 @@ import type { Caller, ServiceContext } from '../../context.js'
 import { keyStillUsable } from '../../services/api-keys.js'
 import { escapeHtml, safe, type SafeHtml, type TemplateValue } from '../../templates.js'
 import { clientErrorOf } from '../errors.js'
+import { formBody } from '../json-body.js'
 import { htmlPageHeaders } from '../pages/headers.js'
 import { parseWith } from '../validate.js'
 import type { DashboardSession, DashboardSessions, Flash } from './sessions.js'
@@ -153,7 +154,7 @@ export function sameOrigin(req: Request): boolean {
 }
 
 const MULTIPART_LIMIT = '12mb'
-const urlencoded = express.urlencoded({ extended: false, limit: '64kb' })
+const urlencoded = formBody('64kb')
 const multipart = express.raw({ type: 'multipart/form-data', limit: MULTIPART_LIMIT })
 
 /** Node's fetch parses multipart bodies, so uploads need no extra dependency. */

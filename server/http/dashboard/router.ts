@@ -1,5 +1,5 @@
 import { apiError } from '../../domain/error-catalog.js'
-import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express'
+import { Router, type ErrorRequestHandler, type Request, type Response } from 'express'
 import { dashboardLoginLinkSchema, emptyBodySchema, modeSchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
 import { parseKeyPrefix } from '../../domain/api-key.js'
@@ -7,6 +7,7 @@ import { newToken } from '../../ids.js'
 import { findUsableKey, keyStillUsable } from '../../services/api-keys.js'
 import { safe } from '../../templates.js'
 import { apiRouter, apiRoutes } from '../api-route.js'
+import { formBody } from '../json-body.js'
 import { DASHBOARD_BASE, DashboardKit, SESSION_COOKIE, SIGNED_OUT_KEY_ENDED, dashPath, dashboardHeaders, noQuery, readCookie, sameOrigin, sameToken, strictQuery } from './kit.js'
 import { registerDevelopersPages } from './pages/developers.js'
 import { registerDoctorPages } from './pages/doctor.js'
@@ -72,7 +73,7 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
       req.query.ended === SIGNED_OUT_KEY_ENDED ? 'You were signed out: the key you signed in with was revoked, or its rotation overlap ended. Sign in with a key that works.' : undefined,
     )
   })
-  router.post('/sign-in', express.urlencoded({ extended: false, limit: '16kb' }), (req: Request, res: Response) => {
+  router.post('/sign-in', formBody('16kb'), (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Record<string, unknown>
     const token = typeof body._csrf === 'string' ? body._csrf : ''
     if (!sameToken(token, readCookie(req, SIGN_IN_COOKIE) ?? '') || !sameOrigin(req)) {
@@ -115,7 +116,7 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
     res.redirect(303, dashPath())
   })
 
-  router.post('/sign-out', express.urlencoded({ extended: false, limit: '16kb' }), (req, res) => {
+  router.post('/sign-out', formBody('16kb'), (req, res) => {
     const session = sessions.find(readCookie(req, SESSION_COOKIE) ?? '')
     const body = (req.body ?? {}) as Record<string, unknown>
     if (session && !(sameToken(typeof body._csrf === 'string' ? body._csrf : '', session.csrfToken) && sameOrigin(req))) {

@@ -1,9 +1,10 @@
 import { apiError } from '../../domain/error-catalog.js'
-import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express'
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express'
 import { z } from 'zod'
 import { ApiError, invalidRequest } from '../../../src/errors.js'
 import { providerSchema, type CheckoutSession, type Provider } from '../../../src/schemas/index.js'
 import { runCommitted } from '../handle.js'
+import { formBody } from '../json-body.js'
 import type { ServiceContext } from '../../context.js'
 import {
   PROVIDER_NAMES,
@@ -351,7 +352,7 @@ export function checkoutPagesRouter(ctx: ServiceContext): Router {
   )
   router.post(
     '/:id',
-    express.urlencoded({ extended: false, limit: '16kb' }),
+    formBody('16kb'),
     pageRoute(ctx, (req, pages) => {
       const id = String(req.params.id)
       const { session } = sessionForCustomer(ctx, id)
