@@ -121,7 +121,7 @@ describe('invoices create', () => {
     writeFileSync(file, JSON.stringify({ customerName: 'X', dueDate: '2027-01-15', items: [{ description: 'A', quantity: 0, unitPrice: 1 }] }))
     const result = await invoices(merchant, ['create', '--file', file])
     expect(result.exitCode).toBe(1)
-    expect(result.stderr).toMatch(/^invalid_request: .* \(param: items\.0\.quantity\)$/m)
+    expect(result.stderr).toMatch(/^invalid_request: .* \(param: items\[0\]\.quantity\)$/m)
   })
 
   it('refuses a bad item or missing flags as usage errors, before sending anything', async () => {
