@@ -12,6 +12,19 @@ import type * as schemas from './index.js'
  */
 type SchemaName = { [K in keyof typeof schemas]: (typeof schemas)[K] extends z.ZodType ? K : never }[keyof typeof schemas]
 
+/** A Payout paid by bank transfer: the Payout examples and its `disbursement.sent` event. */
+const PAID_PAYOUT: z.input<typeof schemas.payoutSchema> = {
+  id: 'po_WDxKovw90lGpPLGfg4U3',
+  mode: 'test',
+  amount: 97313,
+  rail: 'bank_transfer',
+  status: 'paid',
+  paidAt: 1795565451256,
+  sentAt: 1795565451256,
+  failureReason: null,
+  createdAt: 1795565451256,
+}
+
 /** A Payout's `disbursement.sent` event: the event list's item, and the event with its deliveries. */
 const PAYOUT_SENT_EVENT: z.input<typeof schemas.eventSchema> = {
   event_id: 'evt_eMdhPVpd1jEgjWxLTV6j',
@@ -19,17 +32,7 @@ const PAYOUT_SENT_EVENT: z.input<typeof schemas.eventSchema> = {
   mode: 'test',
   createdAt: 1795565451256,
   data: {
-    object: {
-      id: 'po_WDxKovw90lGpPLGfg4U3',
-      mode: 'test',
-      amount: 97313,
-      rail: 'bank_transfer',
-      status: 'paid',
-      paidAt: 1795565451256,
-      sentAt: 1795565451256,
-      failureReason: null,
-      createdAt: 1795565451256,
-    },
+    object: PAID_PAYOUT,
   },
 }
 
@@ -305,17 +308,7 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
   failNextPayoutRequestSchema: { reason: 'Account closed' },
   failNextPayoutResponseSchema: { nextPayoutFailure: 'Account closed' },
   payoutResponseSchema: {
-    payout: {
-      id: 'po_WDxKovw90lGpPLGfg4U3',
-      mode: 'test',
-      amount: 97313,
-      rail: 'bank_transfer',
-      status: 'paid',
-      paidAt: 1795565451256,
-      sentAt: 1795565451256,
-      failureReason: null,
-      createdAt: 1795565451256,
-    },
+    payout: PAID_PAYOUT,
   },
   ratesSchema: { USD: { rate: '2.2500', asOf: 1795565451009 }, AUD: { rate: '1.4700', asOf: 1795565451009 } },
   updateRatesRequestSchema: { USD: '2.2500', AUD: '1.4700' },
@@ -558,31 +551,11 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
   },
   payoutListSchema: {
     data: [
-      {
-        id: 'po_WDxKovw90lGpPLGfg4U3',
-        mode: 'test',
-        amount: 97313,
-        rail: 'bank_transfer',
-        status: 'paid',
-        paidAt: 1795565451256,
-        sentAt: 1795565451256,
-        failureReason: null,
-        createdAt: 1795565451256,
-      },
+      PAID_PAYOUT,
     ],
     hasMore: false,
   },
-  payoutSchema: {
-    id: 'po_WDxKovw90lGpPLGfg4U3',
-    mode: 'test',
-    amount: 97313,
-    rail: 'bank_transfer',
-    status: 'paid',
-    paidAt: 1795565451256,
-    sentAt: 1795565451256,
-    failureReason: null,
-    createdAt: 1795565451256,
-  },
+  payoutSchema: PAID_PAYOUT,
   createWebhookEndpointRequestSchema: { url: 'http://127.0.0.1:4242/webhooks' },
   webhookEndpointResponseSchema: {
     endpoint: {
