@@ -549,12 +549,7 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
     balance: 97313,
     payoutSchedule: 'manual',
   },
-  payoutListSchema: {
-    data: [
-      PAID_PAYOUT,
-    ],
-    hasMore: false,
-  },
+  payoutListSchema: { data: [PAID_PAYOUT], hasMore: false },
   payoutSchema: PAID_PAYOUT,
   createWebhookEndpointRequestSchema: { url: 'http://127.0.0.1:4242/webhooks' },
   webhookEndpointResponseSchema: {
