@@ -3,8 +3,9 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import type { z } from 'zod'
 import { emptyBodySchema } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
+import type { IdempotentResult } from '../services/idempotency.js'
 import { authenticate, callerOf, requireKeyStillUsable } from './auth.js'
-import { handle, type Reply } from './handle.js'
+import { handle, idempotentReply, type Reply } from './handle.js'
 import { injectFaults } from './faults.js'
 import { jsonBody } from './json-body.js'
 import { declareRoute, faultsApply, type RouteSpec } from './openapi-routes.js'
@@ -28,6 +29,17 @@ export interface RouteInput<S extends RouteSpec> {
 
 /** A handler returns its answer, or nothing once it has written the answer itself (a file, an event stream). */
 export type RouteHandler<S extends RouteSpec> = (input: RouteInput<S>) => Reply | undefined | Promise<Reply | undefined>
+
+/**
+ * How a route that takes an Idempotency-Key answers a request its schemas
+ * refused: the key's stored result (its replay, or 409 for a different
+ * request), or `undefined` when the key has none and the refusal stands.
+ * `body` is the body as sent, unvalidated.
+ */
+export type ReplayHandler = (input: { caller: Caller; params: Record<string, string>; key: string; body: unknown }) => IdempotentResult<unknown> | undefined
+
+/** Every route that takes an Idempotency-Key declares its ReplayHandler after its handler; no other route has one. */
+type ReplayArgument<S extends RouteSpec> = S['idempotencyKey'] extends true ? [replay: ReplayHandler] : []
 
 /** Whether a request carries a body at all (RFC 9112 §6.3): a length above zero, or chunks. */
 const hasBody = (req: Request): boolean =>
@@ -70,7 +82,7 @@ export const apiRouter = (): Router => Router({ caseSensitive: true })
  */
 export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?: (caller: Caller) => void } = {}) {
   const readBody = jsonBody()
-  return <const S extends RouteSpec>(spec: S, run: RouteHandler<S>): void => {
+  return <const S extends RouteSpec>(spec: S, run: RouteHandler<S>, ...[replay]: ReplayArgument<S>): void => {
     const readThisBody = spec.bodyLimit === undefined ? readBody : jsonBody(spec.bodyLimit)
     const before: RequestHandler[] = []
     if (spec.auth !== 'none') before.push(authenticate(ctx, { allowPublishable: spec.auth === 'secret-or-publishable' }))
@@ -98,19 +110,24 @@ export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?
         const caller = spec.auth === 'none' ? undefined : callerOf(res)
         if (caller) requireKeyStillUsable(ctx, caller)
         const key = spec.idempotencyKey ? idempotencyKeyOf(req) : undefined
-        const query = parseWith(spec.query ?? emptyBodySchema, req.query, 'query')
+        // A header's check, as the key's: a body the parser did not read is no body to compare with a stored request.
         requireJson(req)
-        const body = parseWith(spec.body ?? emptyBodySchema, req.body)
-        const input = {
-          req,
-          res,
-          caller,
-          body,
-          query,
-          params: req.params as Record<string, string>,
-          key,
+        const params = req.params as Record<string, string>
+        let query: unknown
+        let body: unknown
+        try {
+          query = parseWith(spec.query ?? emptyBodySchema, req.query, 'query')
+          body = parseWith(spec.body ?? emptyBodySchema, req.body)
+        } catch (error) {
+          // A repeated key is answered with its stored result whatever the body (spec, Idempotency: "Repeating a key
+          // returns the original result"). Only a refused request asks: a valid one finds the result in its service.
+          const stored = replay && caller && key !== undefined ? replay({ caller, params, key, body: req.body }) : undefined
+          if (stored === undefined) throw error
+          const reply = idempotentReply(stored)
+          recordObjectId(res, reply)
+          return reply
         }
-        const reply = await run(input as RouteInput<S>)
+        const reply = await run({ req, res, caller, body, query, params, key } as RouteInput<S>)
         if (spec.idempotencyKey) recordObjectId(res, reply)
         return reply
       }),

@@ -33,11 +33,12 @@ import { recordEvent } from '../events/event-log.js'
 import { newId } from '../ids.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { safe, withoutBidiControls } from '../templates.js'
-import { runIdempotent, type IdempotentResult } from './idempotency.js'
+import { findStoredResult, replayRecord, runIdempotent, type IdempotentResult } from './idempotency.js'
 import { EXPIRE_JOB, PURGE_EMAIL_JOB } from '../clock/targeted-jobs.js'
 import { sendEmail } from './outbox.js'
 import { formatFjd } from '../../src/money.js'
 import { formatTime } from '../../src/time.js'
+import { isJsonObject } from '../../src/json.js'
 
 export const CREATE_ROUTE = 'POST /v1/checkout-sessions'
 
@@ -45,8 +46,17 @@ const present = (ctx: ServiceContext, session: CheckoutSessionRecord): CheckoutS
 
 /** What makes two creates "the same request" for Idempotency-Key (spec: amount, currency or quote). */
 type CreateFingerprint = Pick<CreateCheckoutSessionRequest, 'amount' | 'currency' | 'quote'>
+/**
+ * Strict equality, so a body the schema refused compares as sent: `"1500"`
+ * is not 1500, and a quote of `null` or `{}` is not the absent one (which
+ * `quote?.amount` alone would take it for).
+ */
 const sameCreate = (a: CreateFingerprint, b: CreateFingerprint): boolean =>
-  a.amount === b.amount && a.currency === b.currency && a.quote?.amount === b.quote?.amount && a.quote?.currency === b.quote?.currency
+  a.amount === b.amount &&
+  a.currency === b.currency &&
+  (a.quote === undefined) === (b.quote === undefined) &&
+  a.quote?.amount === b.quote?.amount &&
+  a.quote?.currency === b.quote?.currency
 
 function checkRedirectUrl(ctx: ServiceContext, url: string | undefined, param: string, mode: Mode): void {
   if (url !== undefined && !isAllowedUrl(url, mode, ctx.allowedHosts)) {
@@ -150,6 +160,23 @@ export function createSession(
     })
     return { status: 201, body: present(ctx, session) }
   })
+}
+
+/**
+ * A create whose body the schema refused, answered as a repeat of its key
+ * if the key has a stored result (findStoredResult): the replay when the raw
+ * body's amount, currency and quote are the stored ones, else 409. It is
+ * counted against the rate limit as any replay is. `undefined` when the key
+ * has no stored result: the refusal stands, and nothing is counted.
+ */
+export function replayCreateSession(ctx: ServiceContext, caller: Caller, body: unknown, idempotencyKey: string): IdempotentResult<CheckoutSession> | undefined {
+  const record = findStoredResult(ctx, { caller, route: CREATE_ROUTE, key: idempotencyKey })
+  if (!record) return undefined
+  ctx.rateLimits.take(caller.key.id, caller.key.type, ctx.clock.now(caller.merchant.id))
+  const raw = isJsonObject(body) ? body : {}
+  // Unvalidated: sameCreate compares strictly, so a field of the wrong type never matches a stored one.
+  const fingerprint = { amount: raw.amount, currency: raw.currency, quote: raw.quote } as CreateFingerprint
+  return replayRecord(record, fingerprint, sameCreate)
 }
 
 function ownSession(ctx: ServiceContext, caller: Caller, id: string): CheckoutSessionRecord {

@@ -1,9 +1,10 @@
 import { apiError } from '../domain/error-catalog.js'
 import { hash } from 'node:crypto'
 import type { Caller, ServiceContext } from '../context.js'
+import type { IdempotencyRecord } from '../domain/records.js'
 import { merchantModeGroup } from '../store/collections.js'
 
-export type { IdempotencyRecord } from '../domain/records.js'
+export type { IdempotencyRecord }
 
 /** Replayed responses are kept about 24 hours (spec), on the merchant's clock. */
 export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000
@@ -15,6 +16,44 @@ export interface IdempotentResult<B> {
   /** The body as JSON text, as the record keeps it: an answer sends this instead of serializing the body once more. */
   json: string
 }
+
+/** Where a key's result is kept: merchant, mode, route and key. */
+export interface IdempotencyScope {
+  caller: Caller
+  route: string
+  key: string
+}
+
+/**
+ * A key's record, `live` while it is in its replay window. The one lookup
+ * of a key: runIdempotent makes it before every change, and
+ * findStoredResult() for a request refused before its change could run.
+ */
+function lookUp(ctx: ServiceContext, scope: IdempotencyScope): { id: string; now: number; stored: IdempotencyRecord | undefined; live: IdempotencyRecord | undefined } {
+  const { merchant, mode } = scope.caller
+  // One-shot hash: every create pays for it, and a Hash object costs more than the hashing.
+  const id = hash('sha256', `${merchant.id}\n${mode}\n${scope.route}\n${scope.key}`)
+  const now = ctx.clock.now(merchant.id)
+  const stored = ctx.store.get('idempotency', id)
+  return { id, now, stored, live: stored && now < stored.expiresAt ? stored : undefined }
+}
+
+/** The stored result for a repeat of its key: the original status and body, or 409 for a different request. */
+export function replayRecord<R, B>(record: IdempotencyRecord, request: R, sameRequest: (stored: R, incoming: R) => boolean): IdempotentResult<B> {
+  if (!sameRequest(record.request as R, request)) {
+    throw apiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.', { param: 'Idempotency-Key' })
+  }
+  const json = record.response ?? JSON.stringify(record.body)
+  return { status: record.status, body: JSON.parse(json) as B, replayed: true, json }
+}
+
+/**
+ * The record of a key that has a result in its replay window, if any. A
+ * route asks only once its schemas refused a request: a repeated key is
+ * answered with its stored result whatever the body (spec, Idempotency:
+ * "Repeating a key returns the original result"), through replayRecord().
+ */
+export const findStoredResult = (ctx: ServiceContext, scope: IdempotencyScope): IdempotencyRecord | undefined => lookUp(ctx, scope).live
 
 /**
  * Runs a change once per Idempotency-Key, scoped to merchant, mode and route.
@@ -29,28 +68,19 @@ export interface IdempotentResult<B> {
  */
 export function runIdempotent<R, B>(
   ctx: ServiceContext,
-  scope: { caller: Caller; route: string; key: string },
+  scope: IdempotencyScope,
   request: R,
   sameRequest: (stored: R, incoming: R) => boolean,
   execute: () => { status: number; body: B },
 ): IdempotentResult<B> {
-  const { merchant, mode } = scope.caller
-  // One-shot hash: every create pays for it, and a Hash object costs more than the hashing.
-  const id = hash('sha256', `${merchant.id}\n${mode}\n${scope.route}\n${scope.key}`)
-  const now = ctx.clock.now(merchant.id)
-  const stored = ctx.store.get('idempotency', id)
-  if (stored && now < stored.expiresAt) {
-    if (!sameRequest(stored.request as R, request)) {
-      throw apiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request; use a new key for a new request.', { param: 'Idempotency-Key' })
-    }
-    const json = stored.response ?? JSON.stringify(stored.body)
-    return { status: stored.status, body: JSON.parse(json) as B, replayed: true, json }
-  }
+  const { id, now, stored, live } = lookUp(ctx, scope)
+  if (live) return replayRecord(live, request, sameRequest)
   const result = execute()
   const json = JSON.stringify(result.body)
   if (result.status >= 200 && result.status < 300) {
     // A record past its window is replaced at the end of its group, which stays in creation order for the purge.
     if (stored) ctx.store.delete('idempotency', id)
+    const { merchant, mode } = scope.caller
     ctx.store.put('idempotency', {
       id,
       merchantId: merchant.id,

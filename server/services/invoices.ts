@@ -32,7 +32,7 @@ import { newSecret } from '../ids.js'
 import { renderInvoicePdf } from '../pdf/invoice-pdf.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { endSession, openSession, paySession } from './checkout-sessions.js'
-import { runIdempotent, type IdempotentResult } from './idempotency.js'
+import { findStoredResult, replayRecord, runIdempotent, type IdempotencyScope, type IdempotentResult } from './idempotency.js'
 
 /** Invoices are for Business accounts, on every route, checked before anything else (spec). */
 export function requireBusiness(caller: Caller): void {
@@ -45,8 +45,33 @@ export const present = (ctx: ServiceContext, invoice: InvoiceRecord): Invoice =>
 /** The spec's own rule: a repeated key returns the original result, whatever the body. */
 const anyRequest = (): boolean => true
 
+const CREATE_ROUTE = 'POST /v1/invoices'
+/** Keys of send and void are scoped to the Invoice, by its id as the service resolves it (`007` is 7). */
+const changeRoute = (invoice: InvoiceRecord, change: 'send' | 'void'): string => `POST /v1/invoices/${invoice.invoiceId}/${change}`
+
+/** The stored result of a key, for a request refused before its change could run; any body is the same request. */
+const replayStored = (ctx: ServiceContext, scope: IdempotencyScope): IdempotentResult<Invoice> | undefined => {
+  const record = findStoredResult(ctx, scope)
+  return record && replayRecord(record, null, anyRequest)
+}
+
+/** A create whose body the schema refused, answered as a repeat of its key: the original draft, or `undefined` when the key has none. */
+export const replayCreateInvoice = (ctx: ServiceContext, caller: Caller, key: string): IdempotentResult<Invoice> | undefined =>
+  replayStored(ctx, { caller, route: CREATE_ROUTE, key })
+
+/**
+ * A send or void refused for its body, answered as a repeat of its key.
+ * `undefined` when the path names no Invoice of the caller, or the key has
+ * no stored result: the body's refusal stands, so a path naming another
+ * merchant's Invoice is answered as before and learns nothing of it.
+ */
+export function replayInvoiceChange(ctx: ServiceContext, caller: Caller, id: string, change: 'send' | 'void', key: string): IdempotentResult<Invoice> | undefined {
+  const invoice = findOwnInvoice(ctx, caller, id)
+  return invoice && replayStored(ctx, { caller, route: changeRoute(invoice, change), key })
+}
+
 export function createInvoice(ctx: ServiceContext, caller: Caller, request: CreateInvoiceRequest, key: string): IdempotentResult<Invoice> {
-  return runIdempotent(ctx, { caller, route: 'POST /v1/invoices', key }, null, anyRequest, () => {
+  return runIdempotent(ctx, { caller, route: CREATE_ROUTE, key }, null, anyRequest, () => {
     const fields = {
       items: request.items,
       taxPercent: request.taxPercent ?? 0,
@@ -82,9 +107,15 @@ export function createInvoice(ctx: ServiceContext, caller: Caller, request: Crea
   })
 }
 
-export function ownInvoice(ctx: ServiceContext, caller: Caller, id: string): InvoiceRecord {
+/** The caller's Invoice of a path's `id`, if there is one: another merchant's or mode's is not. */
+function findOwnInvoice(ctx: ServiceContext, caller: Caller, id: string): InvoiceRecord | undefined {
   const invoice = /^[0-9]{1,12}$/.test(id) ? ctx.store.get('invoices', String(Number(id))) : undefined
-  if (!invoice || invoice.merchantId !== caller.merchant.id || invoice.mode !== caller.mode) throw notFound('Invoice')
+  return invoice && invoice.merchantId === caller.merchant.id && invoice.mode === caller.mode ? invoice : undefined
+}
+
+export function ownInvoice(ctx: ServiceContext, caller: Caller, id: string): InvoiceRecord {
+  const invoice = findOwnInvoice(ctx, caller, id)
+  if (!invoice) throw notFound('Invoice')
   return invoice
 }
 
@@ -128,7 +159,7 @@ function openSessions(ctx: ServiceContext, invoice: InvoiceRecord): CheckoutSess
  */
 export function sendInvoice(ctx: ServiceContext, caller: Caller, id: string, key: string): IdempotentResult<Invoice> {
   const invoice = ownInvoice(ctx, caller, id)
-  return runIdempotent(ctx, { caller, route: `POST /v1/invoices/${invoice.invoiceId}/send`, key }, null, anyRequest, () => {
+  return runIdempotent(ctx, { caller, route: changeRoute(invoice, 'send'), key }, null, anyRequest, () => {
     const transitioned = transitionInvoice(invoice, 'sent', ctx.clock.now(caller.merchant.id))
     checkPayable(invoice)
     const merchant = ctx.store.get('merchants', caller.merchant.id)!
@@ -154,7 +185,7 @@ export function sendInvoice(ctx: ServiceContext, caller: Caller, id: string, key
 /** Refused while a customer is paying; sessions opened but not started are cancelled with it. */
 export function voidInvoice(ctx: ServiceContext, caller: Caller, id: string, key: string): IdempotentResult<Invoice> {
   const invoice = ownInvoice(ctx, caller, id)
-  return runIdempotent(ctx, { caller, route: `POST /v1/invoices/${invoice.invoiceId}/void`, key }, null, anyRequest, () => {
+  return runIdempotent(ctx, { caller, route: changeRoute(invoice, 'void'), key }, null, anyRequest, () => {
     const voided = transitionInvoice(invoice, 'void', ctx.clock.now(caller.merchant.id))
     checkCap(invoice)
     const sessions = openSessions(ctx, invoice)

@@ -88,6 +88,91 @@ describe('POST /v1/checkout-sessions', () => {
     expect((await api.get('/v1/checkout-sessions')).body.data).toHaveLength(1)
   })
 
+  // "Repeating a key returns the original result" (spec, Idempotency), whichever check the new body would fail.
+  describe('a stored key answers its stored outcome whatever the body', () => {
+    it('replays a body that fails the schema but has the same amount, currency and quote', async () => {
+      const { create, api } = await merchant()
+      const first = await create({ amount: 1500, currency: 'FJD' }, 'k2')
+      for (const body of [
+        { amount: 1500, currency: 'FJD', metadata: { a: 1 } },
+        { amount: 1500, currency: 'FJD', successUrl: 'shop', unknown: true },
+      ]) {
+        const replay = await create(body, 'k2')
+        expect(replay.status, JSON.stringify(body)).toBe(201)
+        expect(replay.body).toEqual(first.body)
+        expect(replay.headers.get('idempotent-replayed')).toBe('true')
+      }
+      const quoted = await create({ quote: { amount: 1000, currency: 'USD' } }, 'k3')
+      const quoteReplay = await create({ quote: { amount: 1000, currency: 'USD' }, metadata: [] }, 'k3')
+      expect(quoteReplay.status).toBe(201)
+      expect(quoteReplay.body).toEqual(quoted.body)
+      // A query the route does not take fails like a body does, and is answered the same way.
+      const queried = await api.post('/v1/checkout-sessions?expand=all', { amount: 1500, currency: 'FJD' }, { headers: { 'idempotency-key': 'k2' } })
+      expect(queried.status).toBe(201)
+      expect(queried.body).toEqual(first.body)
+      expect((await api.get('/v1/checkout-sessions')).body.data).toHaveLength(2)
+    })
+
+    it.each([
+      ['a different amount', { amount: 1600, currency: 'FJD', metadata: { a: 1 } }],
+      ['the amount as a string', { amount: '1500', currency: 'FJD' }],
+      ['a currency of another case', { amount: 1500, currency: 'fjd' }],
+      ['a quote of null besides the amount', { amount: 1500, currency: 'FJD', quote: null }],
+      ['an empty quote besides the amount', { amount: 1500, currency: 'FJD', quote: {} }],
+      ['a list for a body', [1500, 'FJD']],
+      ['no field at all', {}],
+    ])('refuses %s with the stored key: 409 idempotency_key_reused', async (_name, body) => {
+      const { create } = await merchant()
+      expect((await create({ amount: 1500, currency: 'FJD' }, 'k2')).status).toBe(201)
+      const conflict = await create(body, 'k2')
+      expect(conflict.status).toBe(409)
+      expect(conflict.body.error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' })
+    })
+
+    it('refuses a stored quote key repeated with a quote of another amount or without the quote', async () => {
+      const { create } = await merchant()
+      expect((await create({ quote: { amount: 1000, currency: 'USD' } }, 'q')).status).toBe(201)
+      for (const body of [{ quote: { amount: 1001, currency: 'USD' }, metadata: 1 }, { quote: 'USD 1000' }, { metadata: 1 }]) {
+        expect((await create(body, 'q')).status, JSON.stringify(body)).toBe(409)
+      }
+    })
+
+    it('keeps the 400 for a key with no stored result, and stores nothing', async () => {
+      const { create, api } = await merchant()
+      const refused = await create({ amount: 1500, currency: 'FJD', metadata: { a: 1 } }, 'fresh')
+      expect(refused.status).toBe(400)
+      expect(refused.body.error).toMatchObject({ code: 'invalid_request', param: 'metadata.a' })
+      const fixed = await create({ amount: 1700, currency: 'FJD' }, 'fresh')
+      expect(fixed.status).toBe(201)
+      expect(fixed.headers.get('idempotent-replayed')).toBeNull()
+      expect(fixed.body.amount).toBe(1700)
+      expect((await api.get('/v1/checkout-sessions')).body.data).toHaveLength(1)
+    })
+
+    it('answers a bad body with its 400 again once the key is past its 24 hours on the merchant clock', async () => {
+      const { create, api } = await merchant()
+      expect((await create({ amount: 1500, currency: 'FJD' }, 'k2')).status).toBe(201)
+      // A minute short of the window, since real time runs on too in this file.
+      await api.post('/_sim/clock/advance', { ms: DAY - MINUTE })
+      expect((await create({ amount: 1500, currency: 'FJD', metadata: { a: 1 } }, 'k2')).status).toBe(201)
+      await api.post('/_sim/clock/advance', { ms: MINUTE })
+      const refused = await create({ amount: 1500, currency: 'FJD', metadata: { a: 1 } }, 'k2')
+      expect(refused.status).toBe(400)
+      expect(refused.body.error.param).toBe('metadata.a')
+    })
+
+    it("checks the Idempotency-Key header first, and finds only the merchant's own key", async () => {
+      const { create } = await merchant()
+      expect((await create({ amount: 1500, currency: 'FJD' }, 'k2')).status).toBe(201)
+      const keyless = await create({ amount: 1500, currency: 'FJD', metadata: { a: 1 } }, null)
+      expect(keyless.body.error).toMatchObject({ code: 'invalid_request', param: 'Idempotency-Key' })
+      const other = await merchant()
+      const refused = await other.create({ amount: 1500, currency: 'FJD', metadata: { a: 1 } }, 'k2')
+      expect(refused.status).toBe(400)
+      expect(refused.body.error.param).toBe('metadata.a')
+    })
+  })
+
   it('makes exactly one session from twelve concurrent creates with one key', async () => {
     const { create, api } = await merchant()
     const responses = await Promise.all(Array.from({ length: 12 }, () => create({ amount: 999, currency: 'FJD' }, 'same-key')))

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { taxOf } from '../../server/domain/invoice.js'
-import { client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
+import { call, client, signupMerchant, useTestServer, unlockLive } from '../helpers/http.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
 
 let base: string
@@ -82,6 +82,40 @@ describe('POST /v1/invoices', () => {
     expect(replay.status).toBe(201)
     expect(replay.body).toEqual(created.body)
     expect((await api.get('/v1/invoices')).body.data).toHaveLength(1)
+  })
+
+  // "A repeated key returns the original draft" (spec, Invoices), whichever check the new body would fail.
+  it('replays the original draft for a repeated key whatever the body, failing the schema or the cap', async () => {
+    const { create, api, keys } = await business()
+    const created = await create(draft(), { headers: { 'idempotency-key': 'k1' } })
+    expect(created.status).toBe(201)
+    for (const body of [
+      { customerName: 'Rep2' },
+      draft({ items: [{ description: 'Boat', quantity: 1, unitPrice: 450000 }], taxPercent: 15 }),
+      [],
+    ]) {
+      const replay = await create(body, { headers: { 'idempotency-key': 'k1' } })
+      expect(replay.status, JSON.stringify(body)).toBe(201)
+      expect(replay.body).toEqual(created.body)
+      expect(replay.headers.get('idempotent-replayed')).toBe('true')
+    }
+    // A body sent as anything but JSON is refused for its Content-Type, a header, before the key is looked up.
+    const text = await call(base, 'POST', '/v1/invoices', { key: keys.secret, headers: { 'idempotency-key': 'k1', 'content-type': 'text/plain' }, rawBody: JSON.stringify(draft()) })
+    expect(text.status).toBe(415)
+    expect((await api.get('/v1/invoices')).body.data).toHaveLength(1)
+  })
+
+  it('keeps the 400 for a key with no stored result, stores nothing, and gives it back after 24 hours', async () => {
+    const { create, api } = await business()
+    const refused = await create({ customerName: 'Rep2' }, { headers: { 'idempotency-key': 'fresh' } })
+    expect(refused.status).toBe(400)
+    expect(refused.body.error.param).toBe('dueDate')
+    expect((await api.get('/v1/invoices')).body.data).toHaveLength(0)
+    expect((await create(draft(), { headers: { 'idempotency-key': 'fresh' } })).headers.get('idempotent-replayed')).toBeNull()
+    await api.post('/_sim/clock/advance', { ms: 24 * 60 * 60 * 1000 })
+    const expired = await create({ customerName: 'Rep2' }, { headers: { 'idempotency-key': 'fresh' } })
+    expect(expired.status).toBe(400)
+    expect(expired.body.error.param).toBe('dueDate')
   })
 
   it('needs an Idempotency-Key', async () => {
@@ -232,6 +266,32 @@ describe('send, void and numbering', () => {
     const v1 = await voidIt(invoice.id, { headers: { 'idempotency-key': 'void-1' } })
     expect((await voidIt(invoice.id, { headers: { 'idempotency-key': 'void-1' } })).body).toEqual(v1.body)
     expect((await voidIt(invoice.id)).body.error.code).toBe('invalid_state')
+  })
+
+  it('replays a retried send or void key whatever the body, on the caller\'s own invoice only', async () => {
+    const { api, create, send, voidIt } = await business()
+    const invoice = (await create()).body
+    const junk = (key: string) => ({ headers: { 'idempotency-key': key } })
+    const sent = await send(invoice.id, junk('send-j'))
+    const sentAgain = await api.post(`/v1/invoices/${invoice.id}/send`, { junk: true }, junk('send-j'))
+    expect(sentAgain.status).toBe(200)
+    expect(sentAgain.body).toEqual(sent.body)
+    expect(sentAgain.headers.get('idempotent-replayed')).toBe('true')
+    const voided = await voidIt(invoice.id, junk('void-j'))
+    const voidedAgain = await api.post(`/v1/invoices/${invoice.id}/void?force=1`, undefined, junk('void-j'))
+    expect(voidedAgain.status).toBe(200)
+    expect(voidedAgain.body).toEqual(voided.body)
+    // The same id in the path with the invoice's own id padded resolves as the service resolves it.
+    expect((await api.post(`/v1/invoices/0${invoice.id}/void`, { junk: true }, junk('void-j'))).body).toEqual(voided.body)
+    // Without a stored result, or for an id that is not this merchant's invoice, the body's own 400 stands.
+    const fresh = await api.post(`/v1/invoices/${invoice.id}/void`, { junk: true }, junk('void-new'))
+    expect(fresh.status).toBe(400)
+    expect(fresh.body.error.param).toBe('junk')
+    const other = await business()
+    const foreign = await other.api.post(`/v1/invoices/${invoice.id}/send`, { junk: true }, junk('send-j'))
+    expect(foreign.status).toBe(400)
+    expect(foreign.body.error.param).toBe('junk')
+    expect((await api.post('/v1/invoices/nope/send', { junk: true }, junk('send-j'))).status).toBe(400)
   })
 
   it('refuses void of a draft and of a paid invoice, and send of a void one', async () => {

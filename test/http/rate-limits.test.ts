@@ -54,6 +54,21 @@ describe('rate limit on creating Checkout Sessions', () => {
     expect(after.status).toBe(201)
   })
 
+  it('counts a repeated key whose body fails the schema as the replay it is answered with', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const pk = client(server().baseUrl, keys.publishable)
+    const repeat = (body: unknown) => pk.post('/v1/checkout-sessions', body, { headers: { 'idempotency-key': 'stored' } })
+    expect((await repeat({ amount: 100, currency: 'FJD' })).status).toBe(201)
+    expect((await repeat({ amount: 100, currency: 'FJD', metadata: { a: 1 } })).status).toBe(201)
+    await burst(keys.publishable, CREATE_LIMITS.publishable - 2, 8)
+    const limited = await repeat({ amount: 100, currency: 'FJD', metadata: { a: 1 } })
+    expect(limited.status).toBe(429)
+    expect(limited.body.error.code).toBe('rate_limited')
+    // A key with no stored result is refused for its body, as before, and takes nothing.
+    const refused = await pk.post('/v1/checkout-sessions', { amount: 'lots' }, { headers: { 'idempotency-key': 'never-stored' } })
+    expect(refused.status).toBe(400)
+  })
+
   it('lets a secret key create 10,000 a minute, and refuses the next', async () => {
     const { keys } = await signupMerchant(server().baseUrl)
     const statuses = await burst(keys.secret, CREATE_LIMITS.secret, 25)

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createServiceContext, type Caller } from '../../server/context.js'
 import type { ApiKeyRecord } from '../../server/domain/api-key.js'
 import { newMerchant } from '../../server/domain/merchant.js'
-import { registerIdempotencyPurge, REPLAY_WINDOW_MS, runIdempotent } from '../../server/services/idempotency.js'
+import { findStoredResult, registerIdempotencyPurge, REPLAY_WINDOW_MS, replayRecord, runIdempotent } from '../../server/services/idempotency.js'
 import { COLLECTION_NAMES, INDEXES, type Collections } from '../../server/store/collections.js'
 import { openStore } from '../../server/store/index.js'
 import { ApiError } from '../../src/errors.js'
@@ -103,5 +103,24 @@ describe('runIdempotent', () => {
     await ctx.clock.advance('ms_a', { ms: 2 * REPLAY_WINDOW_MS }, 'both')
     await ctx.clock.sweep()
     expect(records()).toEqual([])
+  })
+})
+
+// What a route asks when a request's body fails its schema: the key's stored result still answers it.
+describe('findStoredResult and replayRecord', () => {
+  it('finds the record runIdempotent stored, in its scope and window only, and replays it as runIdempotent does', async () => {
+    const { ctx, caller } = await setup()
+    const scope = { caller: caller('test'), route: 'POST /a', key: 'k' }
+    expect(findStoredResult(ctx, scope)).toBeUndefined()
+    const original = runIdempotent(ctx, scope, { amount: 1 }, sameAmount, () => ({ status: 201, body: { id: 'thing_1' } }))
+    const record = findStoredResult(ctx, scope)!
+    expect(replayRecord(record, { amount: 1 }, sameAmount)).toEqual({ ...original, replayed: true })
+    expect(() => replayRecord(record, { amount: 2 }, sameAmount)).toThrow(expect.objectContaining({ status: 409, code: 'idempotency_key_reused' }))
+    expect(findStoredResult(ctx, { ...scope, caller: caller('live') })).toBeUndefined()
+    expect(findStoredResult(ctx, { ...scope, route: 'POST /b' })).toBeUndefined()
+    await ctx.clock.advance('ms_a', { ms: REPLAY_WINDOW_MS - 1 }, 'both')
+    expect(findStoredResult(ctx, scope)).toBe(record)
+    await ctx.clock.advance('ms_a', { ms: 1 }, 'both')
+    expect(findStoredResult(ctx, scope)).toBeUndefined()
   })
 })

@@ -6,7 +6,7 @@ import {
   listCheckoutSessionsQuerySchema,
 } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
-import { cancelSession, createSession, getSession, listSessions } from '../../services/checkout-sessions.js'
+import { cancelSession, createSession, getSession, listSessions, replayCreateSession } from '../../services/checkout-sessions.js'
 import { apiRouter, apiRoutes } from '../api-route.js'
 import { idempotentReply } from '../handle.js'
 
@@ -27,6 +27,7 @@ export function checkoutSessionsRouter(ctx: ServiceContext): Router {
       errors: ['business_only', 'idempotency_key_reused', 'live_mode_unavailable', 'quote_unavailable_in_live_mode', 'rate_limited'],
     },
     ({ caller, body, key }) => idempotentReply(createSession(ctx, caller, body, key)),
+    ({ caller, body, key }) => replayCreateSession(ctx, caller, body, key),
   )
   route(
     {

@@ -1,7 +1,17 @@
 import { Router } from 'express'
 import { createInvoiceRequestSchema, invoiceListSchema, invoiceSchema, listInvoicesQuerySchema } from '../../../src/schemas/index.js'
 import type { ServiceContext } from '../../context.js'
-import { createInvoice, getInvoice, invoicePdf, listInvoices, requireBusiness, sendInvoice, voidInvoice } from '../../services/invoices.js'
+import {
+  createInvoice,
+  getInvoice,
+  invoicePdf,
+  listInvoices,
+  replayCreateInvoice,
+  replayInvoiceChange,
+  requireBusiness,
+  sendInvoice,
+  voidInvoice,
+} from '../../services/invoices.js'
 import { apiRouter, apiRoutes } from '../api-route.js'
 import { idempotentReply } from '../handle.js'
 
@@ -22,6 +32,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
       errors: ['business_only'],
     },
     ({ caller, body, key }) => idempotentReply(createInvoice(ctx, caller, body, key)),
+    ({ caller, key }) => replayCreateInvoice(ctx, caller, key),
   )
   route(
     {
@@ -52,6 +63,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
       errors: ['business_only', 'invalid_state'],
     },
     ({ caller, params, key }) => idempotentReply(sendInvoice(ctx, caller, params.id!, key)),
+    ({ caller, params, key }) => replayInvoiceChange(ctx, caller, params.id!, 'send', key),
   )
   route(
     {
@@ -65,6 +77,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
       errors: ['business_only', 'invalid_state', 'payment_in_progress'],
     },
     ({ caller, params, key }) => idempotentReply(voidInvoice(ctx, caller, params.id!, key)),
+    ({ caller, params, key }) => replayInvoiceChange(ctx, caller, params.id!, 'void', key),
   )
   // The same bytes the customer downloads from the hosted page; the spec serves it as octet-stream.
   route(

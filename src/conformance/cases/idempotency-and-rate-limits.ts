@@ -113,6 +113,20 @@ export const idempotencyCases = defineCases([
     },
   },
   {
+    id: 'idempotency/invoice-create-refused-body',
+    title: 'A repeated create key returns the original draft also for a body that alone would be refused',
+    rules: ['invoice-endpoints.create', 'idempotency.replay'],
+    needs: ['business'],
+    async run(t) {
+      const key = t.newKey()
+      const first = t.ok(await t.api.post('/v1/invoices', invoiceBody({ customerName: 'First' }), { idempotencyKey: key }), 201) as Invoice
+      // No dueDate and no items: the spec makes no exception to "a repeated key returns the original draft" (Invoices)
+      // and "Repeating a key returns the original result" (Idempotency) for a body that fails validation.
+      const again = t.ok(await t.api.post('/v1/invoices', { customerName: 'Second' }, { idempotencyKey: key }), 201) as Invoice
+      t.check(again.id === first.id && again.customerName === 'First', 'the repeated key was answered for its body, not with the original draft')
+    },
+  },
+  {
     id: 'idempotency/invoice-send',
     title: 'A retried send key returns the original result and uses no second number',
     rules: ['invoice-endpoints.send', 'idempotency.replay'],
