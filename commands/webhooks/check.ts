@@ -55,7 +55,7 @@ export default class WebhooksCheck extends BaseCommand<WebhookCheckResult> {
         { header: 'EXPECTED', value: (check) => check.expected },
         { header: 'GOT', value: (check) => (check.status === null ? (check.error ?? 'no answer') : String(check.status)) },
         { header: 'LATENCY', value: (check) => `${check.latencyMs}ms` },
-        { header: 'RESULT', value: (check) => (check.passed ? this.colors.green('pass') : this.colors.red('FAIL')) },
+        { header: 'RESULT', value: (check) => (check.passed ? 'pass' : 'FAIL'), paint: (cell, check) => (check.passed ? this.colors.green(cell) : this.colors.red(cell)) },
       ],
       'No cases.',
     )

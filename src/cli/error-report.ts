@@ -2,6 +2,7 @@ import { Errors } from '@oclif/core'
 import type { ChalkInstance } from 'chalk'
 import { DEFAULT_BASE_URL, type Connection } from '../config/profiles.js'
 import { ApiError, type ErrorEnvelope } from '../errors.js'
+import { printable } from '../terminal-text.js'
 import { USAGE_EXIT_CODE } from './usage.js'
 
 /** Exit code of a failed API call or local failure (file, config, connection). */
@@ -45,10 +46,14 @@ export function toErrorReport(error: unknown): ErrorReport {
   return { envelope: { error: { code: 'unexpected_error', message } }, exitCode: FAILURE_EXIT_CODE }
 }
 
-/** The human form of an ApiError: `code: message (param: x)`. */
+/**
+ * The human form of an ApiError: `code: message (param: x)`, each part
+ * printable(), since another server (a BULA_BASE_URL of someone else's)
+ * writes them.
+ */
 export function formatApiError(error: ApiError, colors: ChalkInstance): string {
-  const param = error.param === undefined ? '' : ` (param: ${error.param})`
-  return `${colors.red(error.code)}: ${error.message}${param}`
+  const param = error.param === undefined ? '' : ` (param: ${printable(error.param)})`
+  return `${colors.red(printable(error.code))}: ${printable(error.message)}${param}`
 }
 
 /**

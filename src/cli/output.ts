@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { ux } from '@oclif/core'
 import { Chalk, type ChalkInstance } from 'chalk'
+import { printable } from '../terminal-text.js'
 import { formatTime as formatMoment, type TimeFormatOptions } from '../time.js'
 
 /**
@@ -35,29 +36,46 @@ export const printJson = (json: unknown): void => ux.stdout(JSON.stringify(json,
 /** A Unix-ms timestamp as people read it, Fiji time with UTC beside it (src/time.ts); `-` for none. */
 export const formatTime = (ms: number | null | undefined, options?: TimeFormatOptions): string => (ms == null ? '-' : formatMoment(ms, options))
 
-/** `key: value` lines with the values aligned. */
+/**
+ * `key: value` lines with the values aligned. Labels and values are data
+ * (a metadata entry, a customer's name), shown printable(): one line each,
+ * with no control character reaching the terminal.
+ */
 export function formatFields(fields: ReadonlyArray<readonly [string, string]>, colors: ChalkInstance): string {
-  const width = Math.max(0, ...fields.map(([label]) => label.length)) + 1
-  return fields.map(([label, value]) => `${colors.dim(`${label}:`.padEnd(width))} ${value}`).join('\n')
+  const lines = fields.map(([label, value]) => [printable(label), printable(value)] as const)
+  const width = Math.max(0, ...lines.map(([label]) => label.length)) + 1
+  return lines.map(([label, value]) => `${colors.dim(`${label}:`.padEnd(width))} ${value}`).join('\n')
 }
 
 export interface Column<Row> {
   header: string
   value: (row: Row) => string
+  /** Colours the cell once padded (a pass in green): the value itself is data, shown printable(). */
+  paint?: (cell: string, row: Row) => string
 }
 
-/** A plain-text table with a bold header; padding is computed before colouring so ANSI codes never skew it. */
+/**
+ * A plain-text table with a bold header. Each cell is printable() (a line
+ * break or an escape sequence in the data is shown, not obeyed), and padded
+ * before it is painted so ANSI codes never skew the columns.
+ */
 export function formatTable<Row>(rows: readonly Row[], columns: ReadonlyArray<Column<Row>>, colors: ChalkInstance): string {
-  const cells = rows.map((row) => columns.map((column) => column.value(row)))
+  const cells = rows.map((row) => columns.map((column) => printable(column.value(row))))
   const widths = columns.map((column, index) =>
     Math.max(column.header.length, ...cells.map((line) => line[index]?.length ?? 0)),
   )
-  const render = (line: string[]) =>
+  const pad = (cell: string, index: number, last: boolean) => (last ? cell : cell.padEnd(widths[index] ?? 0))
+  const header = colors.bold(columns.map((column, index) => pad(column.header, index, index === columns.length - 1)).join('  '))
+  const lines = cells.map((line, rowIndex) =>
     line
-      .map((cell, index) => (index === line.length - 1 ? cell : cell.padEnd(widths[index] ?? 0)))
-      .join('  ')
-  const header = colors.bold(render(columns.map((column) => column.header)))
-  return [header, ...cells.map(render)].join('\n')
+      .map((cell, index) => {
+        const padded = pad(cell, index, index === line.length - 1)
+        const paint = columns[index]?.paint
+        return paint ? paint(padded, rows[rowIndex]!) : padded
+      })
+      .join('  '),
+  )
+  return [header, ...lines].join('\n')
 }
 
 /**
