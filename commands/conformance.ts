@@ -6,6 +6,7 @@ import { BaseCommand } from '../src/cli/base-command.js'
 import { usageError, usageParser } from '../src/cli/usage.js'
 import { parseDuration } from '../src/duration.js'
 import { runConformance, selectCases, type CaseResult, type ConformanceResult } from '../src/conformance/index.js'
+import { printable } from '../src/terminal-text.js'
 
 export default class Conformance extends BaseCommand<ConformanceResult> {
   static override summary = 'Check a service or simulator against the interface spec, rule by rule, and record or compare its answers.'
@@ -88,7 +89,7 @@ export default class Conformance extends BaseCommand<ConformanceResult> {
       if (result.differences.length === 0) this.log(this.colors.green(`No difference from ${flags.compare}.`))
       else {
         this.log(this.colors.red(`${plural(result.differences.length, 'difference')} from ${flags.compare}:`))
-        for (const difference of result.differences) this.log(`  ${this.colors.bold(difference.case)}: ${difference.message}`)
+        for (const difference of result.differences) this.log(`  ${this.colors.bold(printable(difference.case))}: ${printable(difference.message)}`)
       }
     }
     // The result is printed either way (JSON with --json); the exit code tells scripts and CI.
@@ -98,7 +99,7 @@ export default class Conformance extends BaseCommand<ConformanceResult> {
 
   private caseLine(result: CaseResult): string {
     if (result.outcome === 'pass') return `${this.colors.green('pass')} ${result.id}`
-    if (result.outcome === 'skip') return `${this.colors.yellow('skip')} ${result.id}: ${result.reason}`
-    return `${this.colors.red('FAIL')} ${result.id}: ${result.reason}`
+    if (result.outcome === 'skip') return `${this.colors.yellow('skip')} ${result.id}: ${printable(result.reason ?? '')}`
+    return `${this.colors.red('FAIL')} ${result.id}: ${printable(result.reason ?? '')}`
   }
 }

@@ -3,6 +3,7 @@ import { constants } from 'node:os'
 import path from 'node:path'
 import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
 import { onStopSignal } from '../src/cli/stop-signals.js'
+import { printable } from '../src/terminal-text.js'
 
 export default class Exec extends Command {
   static override summary = 'Run a command against a fresh simulator, then stop it.'
@@ -38,7 +39,8 @@ export default class Exec extends Command {
     const { startServer, StartError } = await import('../server/start.js')
     const { mintTestKeys } = await import('../server/services/merchants.js')
     const log = (line: string): void => {
-      process.stderr.write(`[bula] ${line}\n`)
+      // The simulator's log lines quote what clients sent (a path): printable().
+      process.stderr.write(`[bula] ${printable(line)}\n`)
     }
     let server: Awaited<ReturnType<typeof startServer>>
     try {

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
 import { canDrawLiveView } from '../src/cli/output.js'
 import { onStopSignal } from '../src/cli/stop-signals.js'
+import { printable } from '../src/terminal-text.js'
 import type { ServeBoard } from '../src/ui/serve-board.js'
 
 export default class Serve extends Command {
@@ -39,9 +40,9 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve)
     const { startServer, StartError } = await import('../server/start.js')
-    // Log lines go to stderr, or onto the status board once it is up.
+    // Log lines go to stderr, or onto the status board once it is up. They quote what clients sent (a path): printable().
     let showLine = (line: string): void => {
-      process.stderr.write(`${line}\n`)
+      process.stderr.write(`${printable(line)}\n`)
     }
     const log = (line: string): void => showLine(line)
     let server: Awaited<ReturnType<typeof startServer>>
@@ -131,7 +132,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       if (server.demo) {
         this.log(`\nDemo merchants (test keys, shown only now${profile ? `; saved in CLI profile "${profile}"` : ''}):`)
         for (const [tier, demo] of Object.entries(server.demo)) {
-          this.log(`  ${chalk.bold(demo.name)} (${tier})\n    secret      ${demo.secret}\n    publishable ${demo.publishable}`)
+          this.log(`  ${chalk.bold(printable(demo.name))} (${tier})\n    secret      ${demo.secret}\n    publishable ${demo.publishable}`)
         }
       }
       if (otherProfileNote) this.log(`\n${otherProfileNote}`)

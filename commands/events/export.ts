@@ -3,6 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command.js'
 import { checkStandardOutput, toJsonFileText, writeOutput } from '../../src/cli/files.js'
 import { plural } from '../../src/plural.js'
 import { exportActivityFixture, type ActivityFixture } from '../../src/fixtures/export.js'
+import { printable } from '../../src/terminal-text.js'
 
 export interface EventsExportResult extends ActivityFixture {
   /** Where the fixture was written; null when it was printed. */
@@ -38,7 +39,7 @@ export default class EventsExport extends BaseCommand<EventsExportResult> {
     const { flags } = await this.parse(EventsExport)
     if (flags.out !== undefined) checkStandardOutput(flags.out, { given: 'using --out -', json: this.jsonEnabled() })
     const exported = await exportActivityFixture(await this.client(flags), { limit: flags.limit })
-    for (const { eventId, type, reason } of exported.skipped) this.warn(`Skipped ${type} ${eventId}: ${reason}.`)
+    for (const { eventId, type, reason } of exported.skipped) this.warn(printable(`Skipped ${type} ${eventId}: ${reason}.`))
     if (flags.out === undefined) {
       this.log(toJsonFileText(exported.fixture).trimEnd())
       return { ...exported, file: null }

@@ -5,6 +5,7 @@ import { inputName, STANDARD_STREAM } from '../../src/cli/files.js'
 import { plural } from '../../src/plural.js'
 import type { ImportStateResponse } from '../../src/client/bula-client.js'
 import { countObjects, readStateFile } from '../../src/state/state-file.js'
+import { printable } from '../../src/terminal-text.js'
 
 /**
  * The API's answer to an import, or the same shape with `imported: null` when the question was answered no:
@@ -56,7 +57,7 @@ export default class StateImport extends BaseCommand<StateImportResult> {
       }
     }
     const imported = await client.importState(state)
-    this.log(`Imported ${plural(imported.imported, 'object')} into merchant ${imported.merchantId} from ${inputName(args.file)}.`)
+    this.log(`Imported ${plural(imported.imported, 'object')} into merchant ${printable(imported.merchantId)} from ${inputName(args.file)}.`)
     return imported
   }
 }

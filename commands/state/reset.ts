@@ -3,6 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command.js'
 import { confirm } from '../../src/cli/confirm.js'
 import { usageError } from '../../src/cli/usage.js'
 import type { ResetStateResponse } from '../../src/client/bula-client.js'
+import { printable } from '../../src/terminal-text.js'
 
 /** The API's answer to a reset, or the same shape with `reset: false` when the question was answered no. */
 export type StateResetResult = Omit<ResetStateResponse, 'reset'> & { reset: boolean }
@@ -46,7 +47,7 @@ export default class StateReset extends BaseCommand<StateResetResult> {
       }
     }
     const result = await client.resetState()
-    this.log(`Reset merchant ${result.merchantId}: it has no ${result.mode} objects left.`)
+    this.log(printable(`Reset merchant ${result.merchantId}: it has no ${result.mode} objects left.`))
     return result
   }
 }

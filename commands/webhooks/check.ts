@@ -3,6 +3,7 @@ import { BaseCommand } from '../../src/cli/base-command.js'
 import { parseDuration } from '../../src/duration.js'
 import { usageParser } from '../../src/cli/usage.js'
 import { checkWebhookReceiver, sendReadingStatusOnly, type WebhookCheckResult } from '../../src/webhooks/check.js'
+import { printable } from '../../src/terminal-text.js'
 
 export default class WebhooksCheck extends BaseCommand<WebhookCheckResult> {
   static override summary = 'Test your webhook receiver: signatures, stale timestamps, replays, unknown fields and rotation.'
@@ -65,7 +66,7 @@ export default class WebhooksCheck extends BaseCommand<WebhookCheckResult> {
       this.log(this.colors.green(`All ${result.cases.length} cases passed.`))
     } else {
       this.log(this.colors.red(`${failed.length} of ${result.cases.length} cases failed:`))
-      for (const check of failed) this.log(`  ${this.colors.bold(check.name)}: ${check.hint}`)
+      for (const check of failed) this.log(`  ${this.colors.bold(check.name)}: ${printable(check.hint ?? '')}`)
       // The result is still printed (as JSON with --json); the exit code tells scripts and CI.
       process.exitCode = 1
     }

@@ -7,6 +7,7 @@ import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOri
 import { STANDARD_STREAM } from './files.js'
 import { createColors, formatFields, formatTable, openInBrowser, printJson, type Column } from './output.js'
 import { suggestFlags } from './suggest.js'
+import { printable } from '../terminal-text.js'
 
 /** The connection flags every command accepts (see BaseCommand.baseFlags). */
 export interface GlobalFlags {
@@ -94,16 +95,17 @@ export abstract class BaseCommand<T> extends Command {
    * a window), or when no browser can be started.
    */
   protected async openOrPrint(url: string, print: boolean): Promise<void> {
+    // The URL comes from the server: shown printable(), though the browser gets it as it is.
     if (process.stdout.isTTY && !print && !this.jsonEnabled()) {
       try {
         await openInBrowser(url)
-        this.log(`Opened ${url} in the browser.`)
+        this.log(`Opened ${printable(url)} in the browser.`)
         return
       } catch (error) {
-        this.warn(`Could not start a browser (${error instanceof Error ? error.message : String(error)}); open the URL yourself:`)
+        this.warn(`Could not start a browser (${printable(error instanceof Error ? error.message : String(error))}); open the URL yourself:`)
       }
     }
-    this.log(url)
+    this.log(printable(url))
   }
 
   /** A line for the reader's attention, such as "shown once" warnings. */

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises'
+import { printable } from '../terminal-text.js'
 import { InterruptedError } from './error-report.js'
 import { usageError } from './usage.js'
 
@@ -10,7 +11,8 @@ export interface Terminal {
 
 /**
  * Asks `question` on the terminal and resolves true for "y" or "yes". The
- * question goes to stderr, so that stdout (--json) stays the result alone.
+ * question goes to stderr, so that stdout (--json) stays the result alone,
+ * printable(), since it names data (a merchant's name).
  * Without a terminal to ask on there is no one to answer: a usage error
  * (exit 2) tells to confirm with `yesFlag` instead.
  *
@@ -33,7 +35,7 @@ export async function confirm(
   prompt.once('SIGINT', () => cancel.abort(new InterruptedError('Cancelled with Ctrl-C: nothing was changed.')))
   prompt.once('close', () => cancel.abort())
   try {
-    return /^y(es)?$/i.test((await prompt.question(`${question} [y/N] `, { signal: cancel.signal })).trim())
+    return /^y(es)?$/i.test((await prompt.question(`${printable(question)} [y/N] `, { signal: cancel.signal })).trim())
   } catch (error) {
     if (!cancel.signal.aborted) throw error
     if (cancel.signal.reason instanceof InterruptedError) throw cancel.signal.reason

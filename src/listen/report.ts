@@ -1,18 +1,23 @@
 import type { ChalkInstance } from 'chalk'
 import { formatTime } from '../cli/output.js'
 import { EVENT_TYPES } from '../schemas/enums.js'
+import { printable } from '../terminal-text.js'
 import type { ForwardResult } from './forward.js'
 import type { ListenReady, ListenReporter } from './listen.js'
 
 /** A 2xx: the receiver accepted the event. */
 export const accepted = (result: ForwardResult): boolean => result.status !== null && result.status >= 200 && result.status < 300
 
-/** `200`, or the reason no answer came. */
-export const describeOutcome = (result: ForwardResult): string => (result.status === null ? `error: ${result.error}` : String(result.status))
+/** `200`, or the reason no answer came (printable(): the receiver's connection error may quote it). */
+export const describeOutcome = (result: ForwardResult): string => (result.status === null ? `error: ${printable(result.error ?? '')}` : String(result.status))
 
-/** `Disconnected: <reason>. Reconnecting in 2 s…`, whether or not the reason ends a sentence already. */
+/**
+ * `Disconnected: <reason>. Reconnecting in 2 s…`, whether or not the reason ends a sentence already. The reason is
+ * printable(): it may be the server's error message.
+ */
 export function describeDisconnection(reason: string, retryInMs: number): string {
-  const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`
+  const shown = printable(reason)
+  const sentence = /[.!?]$/.test(shown) ? shown : `${shown}.`
   return `Disconnected: ${sentence} Reconnecting in ${retryInMs / 1000} s…`
 }
 
@@ -25,14 +30,14 @@ export const eventTime = (result: ForwardResult): string => formatTime(result.cr
 /** A delivery's columns after its time: type, event id, outcome (coloured), latency. */
 export function deliveryColumns(result: ForwardResult, colors: ChalkInstance): string {
   const outcome = describeOutcome(result)
-  return [result.type.padEnd(TYPE_WIDTH), result.eventId, accepted(result) ? colors.green(outcome) : colors.red(outcome), `${result.latencyMs} ms`].join('  ')
+  return [printable(result.type).padEnd(TYPE_WIDTH), printable(result.eventId), accepted(result) ? colors.green(outcome) : colors.red(outcome), `${result.latencyMs} ms`].join('  ')
 }
 
-/** Who is heard and where events go, for the first lines of any view. */
+/** Who is heard and where events go, for the first lines of any view (printable(): the merchant's name is data). */
 export function describeReady(info: ListenReady): string[] {
   return [
-    `Forwarding ${info.mode}-mode events of ${info.merchantName} (${info.merchantId}) from ${info.baseUrl} to ${info.forwardTo}`,
-    ...(info.events ? [`Only: ${info.events.join(', ')}`] : []),
+    printable(`Forwarding ${info.mode}-mode events of ${info.merchantName} (${info.merchantId}) from ${info.baseUrl} to ${info.forwardTo}`),
+    ...(info.events ? [printable(`Only: ${info.events.join(', ')}`)] : []),
   ]
 }
 

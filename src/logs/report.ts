@@ -2,6 +2,7 @@ import type { ChalkInstance } from 'chalk'
 import { formatTime } from '../cli/output.js'
 import { describeDisconnection } from '../listen/report.js'
 import type { RequestLogEntry } from '../schemas/index.js'
+import { printable } from '../terminal-text.js'
 import type { TailReporter } from './tail.js'
 
 // Wide enough for DELETE, most paths and latencies, so that the columns after them line up.
@@ -18,20 +19,21 @@ function colorStatus(status: number, colors: ChalkInstance): string {
 
 /**
  * `2 Jan 2026, 22:00:05 FJT (10:00:05 UTC)  test  POST    /v1/checkout-sessions  201  12.5 ms  order-1  req_...`; `-` for no
- * idempotency key; a request an API fault struck ends with `FAULT lose_response flt_...`.
+ * idempotency key; a request an API fault struck ends with `FAULT lose_response flt_...`. What the client sent (path,
+ * key) is shown printable().
  */
 export function formatRequestLine(entry: RequestLogEntry, colors: ChalkInstance): string {
   const line = [
     formatTime(entry.at, { seconds: true }),
-    entry.mode,
-    entry.method.padEnd(METHOD_WIDTH),
-    entry.path.padEnd(PATH_WIDTH),
+    printable(entry.mode),
+    printable(entry.method).padEnd(METHOD_WIDTH),
+    printable(entry.path).padEnd(PATH_WIDTH),
     colorStatus(entry.status, colors),
     `${entry.latencyMs} ms`.padStart(LATENCY_WIDTH),
-    entry.idempotencyKey ?? '-',
-    entry.requestId,
+    printable(entry.idempotencyKey ?? '-'),
+    printable(entry.requestId),
   ].join('  ')
-  return entry.fault ? `${line}  ${colors.magenta(`FAULT ${entry.fault.action} ${entry.fault.id}`)}` : line
+  return entry.fault ? `${line}  ${colors.magenta(printable(`FAULT ${entry.fault.action} ${entry.fault.id}`))}` : line
 }
 
 /** One line per call, and one per disconnection or reconnection (a retry failing the same way adds none). */

@@ -2,6 +2,7 @@ import type { ChalkInstance } from 'chalk'
 import { formatDuration } from '../duration.js'
 import { formatTime, type Column } from '../cli/output.js'
 import type { ApiFault, DoctorReport } from '../schemas/index.js'
+import { printable } from '../terminal-text.js'
 
 /** `error 503`, `delay 2s`, `reset`, `lose_response`. */
 export function describeFaultAction(fault: ApiFault): string {
@@ -23,7 +24,8 @@ export const apiFaultColumns: ReadonlyArray<Column<ApiFault>> = [
 /**
  * `bula doctor`'s report for a person: each finding with its severity, the
  * rule, the evidence (time, ids, what happened) and the fix; then a line of
- * totals. Errors first, as the simulator lists them.
+ * totals. Errors first, as the simulator lists them. The findings' text
+ * comes from the server (notes quote paths and keys): shown printable().
  */
 export function formatDoctorReport(report: DoctorReport, colors: ChalkInstance): string {
   const window = report.since === null ? 'everything the simulator still has' : `since ${formatTime(report.since)}`
@@ -36,12 +38,12 @@ export function formatDoctorReport(report: DoctorReport, colors: ChalkInstance):
   ]
   for (const finding of report.findings) {
     const label = finding.severity === 'error' ? colors.red.bold('ERROR') : colors.yellow.bold('WARNING')
-    lines.push('', `${label} ${colors.bold(finding.title)} ${colors.dim(`[${finding.check}]`)}`, `  Rule: ${finding.rule}`, '  Evidence:')
+    lines.push('', `${label} ${colors.bold(printable(finding.title))} ${colors.dim(`[${printable(finding.check)}]`)}`, `  Rule: ${printable(finding.rule)}`, '  Evidence:')
     for (const item of finding.evidence) {
-      const ids = [item.requestId, item.eventId, item.objectId].filter((id) => id !== null).join(' ')
-      lines.push(`    ${item.at === null ? '' : `${formatTime(item.at)}  `}${item.note}${ids === '' ? '' : colors.dim(`  (${ids})`)}`)
+      const ids = printable([item.requestId, item.eventId, item.objectId].filter((id) => id !== null).join(' '))
+      lines.push(`    ${item.at === null ? '' : `${formatTime(item.at)}  `}${printable(item.note)}${ids === '' ? '' : colors.dim(`  (${ids})`)}`)
     }
-    lines.push(`  Fix: ${finding.fix}`)
+    lines.push(`  Fix: ${printable(finding.fix)}`)
   }
   lines.push('')
   if (report.findings.length === 0) lines.push(colors.green('No findings: nothing in this traffic breaks a rule doctor checks.'))

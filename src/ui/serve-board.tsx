@@ -2,6 +2,7 @@ import type { ChalkInstance } from 'chalk'
 import type { EventEmitter } from 'node:events'
 import { Box, render, Static, Text } from 'ink'
 import { useSyncExternalStore } from 'react'
+import { printable } from '../terminal-text.js'
 
 export interface ServeBoardInfo {
   baseUrl: string
@@ -76,7 +77,7 @@ function Header({ info, colors, notice }: { info: ServeBoardInfo; colors: ChalkI
           columns, and a key split by the wrap cannot be copied. */}
       {demo.map(([tier, keys]) => (
         <Box key={tier} flexDirection="column">
-          <Text>{`  ${keys.name} (${tier})`}</Text>
+          <Text>{`  ${printable(keys.name)} (${tier})`}</Text>
           <Text>
             {'    secret      '}
             {colors.green(keys.secret)}
@@ -126,8 +127,12 @@ export function startServeBoard(info: ServeBoardInfo, bus: EventEmitter, colors:
     store.update((state) => ({ ...change(state), lines: [...state.lines, { key: String(sequence++), text }] }))
   const statusColour = (status: number): string =>
     status >= 500 ? colors.red(String(status)) : status >= 400 ? colors.yellow(String(status)) : colors.green(String(status))
-  /** Every request (hosted pages and signups too) comes through the server's log lines; other lines are notices. */
-  const onLogLine = (line: string): void => {
+  /**
+   * Every request (hosted pages and signups too) comes through the server's log lines; other lines are notices. A
+   * line quotes what clients sent (a path), so it is shown printable().
+   */
+  const onLogLine = (logged: string): void => {
+    const line = printable(logged)
     const request = REQUEST_LINE.exec(line)
     if (!request) {
       append(`${colors.dim(clock())} ${colors.yellow(line)}`)
@@ -141,7 +146,7 @@ export function startServeBoard(info: ServeBoardInfo, bus: EventEmitter, colors:
     }))
   }
   const onEvent = (event: EventEntry): void =>
-    append(`${colors.dim(clock())} ${colors.magenta('event')}  ${event.type} ${colors.dim(`${event.id} ${event.mode} ${shortId(event.merchantId)}`)}`, (state) => ({
+    append(`${colors.dim(clock())} ${colors.magenta('event')}  ${printable(event.type)} ${colors.dim(printable(`${event.id} ${event.mode} ${shortId(event.merchantId)}`))}`, (state) => ({
       events: state.events + 1,
     }))
   bus.on('event', onEvent)

@@ -1,6 +1,7 @@
 import type { Fields } from '../cli/fields.js'
 import { formatTime, type Column } from '../cli/output.js'
 import type { Delivery, DeliveryAttempt, Event, WebhookEndpoint, WebhookEndpointWithSecret } from '../schemas/index.js'
+import { printable } from '../terminal-text.js'
 
 /** How much of a receiver's answer fits on an attempt's line. */
 const RESPONSE_CHARS = 60
@@ -53,10 +54,10 @@ export function eventFields(event: Event): Fields {
   ]
 }
 
-/** A delivery's summary line: where, its state, and when it is tried next. */
+/** A delivery's summary line: where, its state, and when it is tried next (printable(): the URL is the merchant's). */
 export function describeDelivery(delivery: Delivery): string {
   const next = delivery.nextAttemptAt === null ? '' : `, next attempt ${formatTime(delivery.nextAttemptAt)}`
-  return `${delivery.id} to ${delivery.url} (${delivery.endpointId}): ${delivery.status}${next}`
+  return printable(`${delivery.id} to ${delivery.url} (${delivery.endpointId}): ${delivery.status}${next}`)
 }
 
 export const attemptColumns: ReadonlyArray<Column<DeliveryAttempt & { number: number }>> = [
