@@ -70,7 +70,8 @@ export abstract class BaseCommand<T> extends Command {
 
   protected async client(flags: GlobalFlags): Promise<BulaClient> {
     const { baseUrl, apiKey } = await this.connection(flags)
-    const log = flags.verbose ? (line: string) => ux.stderr(this.stderrColors.dim(line)) : undefined
+    // A line quotes the server's X-Request-Id, whose bytes above 0x7F arrive as C1 controls: printable() first.
+    const log = flags.verbose ? (line: string) => ux.stderr(this.stderrColors.dim(printable(line))) : undefined
     return new BulaClient({ baseUrl, apiKey, userAgent: this.config.userAgent, log })
   }
 

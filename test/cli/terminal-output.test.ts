@@ -95,4 +95,23 @@ describe('data in the human output cannot drive the terminal', () => {
       await new Promise((resolve) => fake.close(resolve))
     }
   })
+
+  it('--verbose shows a hostile X-Request-Id from another server escaped', async () => {
+    // Header bytes 0x80-0xFF reach the client as Latin-1 characters: 0x9B is the one-byte C1 CSI.
+    const fake = createServer((_request, response) => {
+      response.writeHead(400, { 'content-type': 'application/json', 'x-request-id': 'req_\u009b2J' })
+      response.end(JSON.stringify({ error: { code: 'not_found', message: 'No such session.' } }))
+    })
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = fake.address() as AddressInfo
+      const env = { BULA_BASE_URL: `http://127.0.0.1:${port}`, BULA_API_KEY: 'sk_test_hostile' }
+      const verbose = await runCli(['sessions', 'get', 'cs_1', '--verbose'], { env: plainEnv({ env }) })
+      expect(verbose.exitCode).toBe(1)
+      expect(verbose.stderr).not.toMatch(UNSAFE)
+      expect(verbose.stderr).toContain('req_\\u009b2J')
+    } finally {
+      await new Promise((resolve) => fake.close(resolve))
+    }
+  })
 })
