@@ -16,8 +16,8 @@ const isSessionCreate = (request: LoggedRequest): boolean =>
  * window asked for, judged by the checks of server/domain/doctor.ts. Reads
  * only; the request log holds the last 1000 calls.
  *
- * It reviews the integration, so the bula CLI's calls are left out, and so
- * are the sessions the integration did not create: those
+ * It reviews the integration, so the bula CLI's calls are left out (and
+ * counted), and so are the sessions the integration did not create: those
  * of `bula sessions create`, and those the simulator opens itself to pay an
  * invoice. A session is judged when a create request doctor reads made it.
  */
@@ -48,7 +48,9 @@ export function doctorReport(ctx: ServiceContext, caller: Caller, query: DoctorQ
       if (attempts.length > 0) deliveries.push({ eventId: event.id, eventType: event.type, endpointId: delivery.endpointId, url: delivery.url, attempts })
     }
   }
-  const requests = ctx.requestLog.entries(merchant.id, mode, since)
+  const logged = ctx.requestLog.entries(merchant.id, mode, since)
+  // A person's commands, not the integration: `bula trigger` twice is two creates on purpose, not a retry.
+  const requests = logged.filter((request) => !request.byBulaCli)
   const created = new Set(requests.filter(isSessionCreate).map((request) => request.objectId))
   const sessions = ctx.store
     .group('checkoutSessions', 'byMerchantMode', group)
@@ -60,6 +62,7 @@ export function doctorReport(ctx: ServiceContext, caller: Caller, query: DoctorQ
     now,
     since,
     requests,
+    bulaCliRequests: logged.length - requests.length,
     eventCount,
     deliveries,
     endpoints: endpoints.map((endpoint) => ({

@@ -339,6 +339,13 @@ describe('objects the integration did not make', () => {
     expect(byCheck['live-http-urls']!.evidence).toEqual([expect.objectContaining({ objectId: own.id, note: expect.stringContaining('http://localhost:3000/thanks: successUrl') })])
     expect(after.checked).toMatchObject({ checkoutSessions: 1 })
   })
+
+  it('counts the bula CLI\'s calls it left out, apart from the integration\'s', async () => {
+    const shop = await merchant()
+    for (const path of ['/v1/checkout-sessions', '/v1/webhook-endpoints', '/_sim/settings']) expect((await shop.api.get(path, { headers: fromCli })).status).toBe(200)
+    expect((await shop.api.get('/v1/checkout-sessions')).status).toBe(200)
+    expect((await shop.doctor()).checked).toMatchObject({ requests: 1, bulaCliRequests: 3 })
+  })
 })
 
 describe('the report', () => {
