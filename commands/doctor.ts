@@ -28,7 +28,7 @@ export default class Doctor extends BaseCommand<DoctorReport> {
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --since 15m',
-    'npx bula exec -- sh -c "npm test && npx bula doctor --json > doctor.json"',
+    '<%= config.bin %> exec -- sh -c "npm test && npx bula doctor --json > doctor.json"',
   ]
 
   static override flags = {

@@ -186,6 +186,14 @@ describe('bula doctor', () => {
     expect(text).toMatch(/: 0 requests from your integration \(\d+ from the bula CLI left out\), /)
   })
 
+  it('shows each example of its help as a command to type', async () => {
+    const help = await runCli(['doctor', '--help'])
+    const examples = help.stdout.slice(help.stdout.indexOf('EXAMPLES')).split('\n').slice(1).filter((line) => line.trim() !== '')
+    expect(examples).toHaveLength(3)
+    for (const line of examples) expect(line).toMatch(/^ {2}\$ bula /)
+    expect(help.stdout).toContain('bula CLI')
+  })
+
   it('refuses a --since that is not a duration (exit 2)', async () => {
     const result = await runCli(['doctor', '--since', 'yesterday'], { env: { BULA_BASE_URL: serve.baseUrl, BULA_API_KEY: 'sk_test_none' } })
     expect(result.exitCode).toBe(2)
