@@ -20,13 +20,15 @@ export default class Doctor extends BaseCommand<DoctorReport> {
     'Idempotency-Key, a key reused for another request, webhook endpoints that answered non-2xx, did not answer or took over ' +
     '5 s, endpoints never verified, sessions created with no endpoint, one session fetched more than 10 times a minute, 429s ' +
     'and whether Retry-After was honoured, and live readiness (verification, payout destination, receipts, http:// URLs). ' +
+    'It reviews your integration\'s own calls: the bula CLI\'s (such as `bula sessions create`) are left out, and the ' +
+    'report says how many; so are the Checkout Sessions they made and those the simulator opens to pay an invoice. ' +
     'Exits 1 when a finding is an error, 0 otherwise, so CI can run it after your tests. --since looks back that far; ' +
     'without it, everything the simulator still has (the request log keeps the last 1000 calls, in memory).'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --since 15m',
-    'npx bula exec -- sh -c "npm test && npx bula doctor --json > doctor.json"',
+    '<%= config.bin %> exec -- sh -c "npm test && npx bula doctor --json > doctor.json"',
   ]
 
   static override flags = {

@@ -85,7 +85,10 @@ export interface DoctorInput {
   mode: Mode
   now: number
   since: number | null
+  /** The integration's requests: the bula CLI's own calls are not among them. */
   requests: readonly DoctorRequest[]
+  /** How many calls of the bula CLI were left out of `requests`: the report says so. */
+  bulaCliRequests: number
   eventCount: number
   deliveries: readonly DoctorDelivery[]
   endpoints: readonly DoctorEndpoint[]
@@ -507,6 +510,7 @@ export function diagnose(input: DoctorInput): DoctorReport {
     since: input.since,
     checked: {
       requests: input.requests.length,
+      bulaCliRequests: input.bulaCliRequests,
       events: input.eventCount,
       deliveries: input.deliveries.length,
       checkoutSessions: input.sessions.length,

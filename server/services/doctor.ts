@@ -4,12 +4,22 @@ import { diagnose, type DoctorDelivery, type DoctorEndpoint } from '../domain/do
 import { deliveriesOf } from '../events/event-log.js'
 import { merchantModeGroup } from '../store/collections.js'
 import { getMerchant } from './merchants.js'
+import type { LoggedRequest } from './request-log.js'
+
+/** A create of a Checkout Session that made one: a replay or a lost answer names the session too. */
+const isSessionCreate = (request: LoggedRequest): boolean =>
+  request.method === 'POST' && request.path.split('?')[0] === '/v1/checkout-sessions' && request.objectId !== null
 
 /**
  * `bula doctor` (`GET /_sim/doctor`): the merchant's own request log,
  * deliveries, endpoints and Checkout Sessions of the caller's mode, in the
  * window asked for, judged by the checks of server/domain/doctor.ts. Reads
  * only; the request log holds the last 1000 calls.
+ *
+ * It reviews the integration, so the bula CLI's calls are left out (and
+ * counted), and so are the sessions the integration did not create: those
+ * of `bula sessions create`, and those the simulator opens itself to pay an
+ * invoice. A session is judged when a create request doctor reads made it.
  */
 export function doctorReport(ctx: ServiceContext, caller: Caller, query: DoctorQuery): DoctorReport {
   const { mode } = caller
@@ -38,16 +48,21 @@ export function doctorReport(ctx: ServiceContext, caller: Caller, query: DoctorQ
       if (attempts.length > 0) deliveries.push({ eventId: event.id, eventType: event.type, endpointId: delivery.endpointId, url: delivery.url, attempts })
     }
   }
+  const logged = ctx.requestLog.entries(merchant.id, mode, since)
+  // A person's commands, not the integration: `bula trigger` twice is two creates on purpose, not a retry.
+  const requests = logged.filter((request) => !request.byBulaCli)
+  const created = new Set(requests.filter(isSessionCreate).map((request) => request.objectId))
   const sessions = ctx.store
     .group('checkoutSessions', 'byMerchantMode', group)
+    .filter((id) => created.has(id))
     .map((id) => ctx.store.get('checkoutSessions', id)!)
-    .filter((session) => inWindow(session.createdAt))
 
   return diagnose({
     mode,
     now,
     since,
-    requests: ctx.requestLog.entries(merchant.id, mode, since),
+    requests,
+    bulaCliRequests: logged.length - requests.length,
     eventCount,
     deliveries,
     endpoints: endpoints.map((endpoint) => ({
@@ -65,3 +80,4 @@ export function doctorReport(ctx: ServiceContext, caller: Caller, query: DoctorQ
     },
   })
 }
+

@@ -49,11 +49,11 @@ export class RequestLog {
 
   /**
    * The entries `bula doctor` reads: the merchant's of one mode still kept, finished at `since` or later, oldest
-   * first. The CLI's own calls are left out: `bula trigger` twice is two creates on purpose, not a retry.
+   * first, the bula CLI's own calls included (`byBulaCli`): doctor leaves them out of its checks and counts them.
    */
   entries(merchantId: string, mode: Mode, since: number | null): LoggedRequest[] {
     const entries = this.byMerchant.get(merchantId) ?? []
-    return entries.slice(-REQUEST_LOG_SIZE).filter((entry) => entry.mode === mode && !entry.byBulaCli && (since === null || entry.at >= since))
+    return entries.slice(-REQUEST_LOG_SIZE).filter((entry) => entry.mode === mode && (since === null || entry.at >= since))
   }
 
   /** Newest first. */

@@ -45,9 +45,14 @@ export const doctorReportSchema = z.object({
   now: timestampSchema,
   /** The start of the window looked at; null for everything the simulator still has. */
   since: timestampSchema.nullable(),
-  /** How much was read: the request log (the last 1000 calls at most), events, deliveries and Checkout Sessions of the window. */
+  /**
+   * How much was read: the integration's requests (of the request log's last 1000 calls at most), events, deliveries,
+   * and the Checkout Sessions those requests created, of the window.
+   */
   checked: z.object({
     requests: z.number().int(),
+    /** Calls the bula CLI itself made in the window: shown in the request log, left out of the checks. */
+    bulaCliRequests: z.number().int(),
     events: z.number().int(),
     deliveries: z.number().int(),
     checkoutSessions: z.number().int(),

@@ -275,7 +275,7 @@ export const EXAMPLES: { [K in SchemaName]?: z.input<(typeof schemas)[K]> } = {
     mode: 'test',
     now: 1795651912000,
     since: 1795648312000,
-    checked: { requests: 42, events: 9, deliveries: 9, checkoutSessions: 3, webhookEndpoints: 1 },
+    checked: { requests: 42, bulaCliRequests: 6, events: 9, deliveries: 9, checkoutSessions: 3, webhookEndpoints: 1 },
     findings: [
       {
         check: 'create-retried-with-new-key',

@@ -32,7 +32,8 @@ export function formatDoctorReport(report: DoctorReport, colors: ChalkInstance):
   const { checked } = report
   const lines = [
     colors.dim(
-      `Checked ${report.mode} mode, ${window}: ${checked.requests} requests, ${checked.events} events, ${checked.deliveries} deliveries, ` +
+      `Checked ${report.mode} mode, ${window}: ${checked.requests} requests from your integration` +
+        `${checked.bulaCliRequests === 0 ? '' : ` (${checked.bulaCliRequests} from the bula CLI left out)`}, ${checked.events} events, ${checked.deliveries} deliveries, ` +
         `${checked.checkoutSessions} Checkout Sessions, ${checked.webhookEndpoints} webhook endpoints.`,
     ),
   ]

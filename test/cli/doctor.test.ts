@@ -160,6 +160,40 @@ describe('bula doctor', () => {
     expect(report.checked).toMatchObject({ checkoutSessions: 3, webhookEndpoints: 1 })
   })
 
+  it('judges only the integration: the README\'s first payment, made with the CLI, is nothing to fix, and the report says it left it out', { timeout: 60_000 }, async () => {
+    const merchant = await signupMerchant(serve.baseUrl)
+    const bula = async (...args: string[]) => {
+      const result = await runCli(args, { env: merchant.env })
+      expect(result.exitCode, result.stderr).toBe(0)
+      return result
+    }
+    const session = parseJsonOutput<{ id: string }>(await bula('sessions', 'create', '--amount', '15.00', '--metadata', 'order=42', '--json'))
+    await bula('sessions', 'pay', session.id, '--provider', 'mpaisa')
+    await bula('events', 'list')
+    await bula('clock', 'advance', '7d')
+    await bula('payouts', 'list')
+    const invoice = parseJsonOutput<{ id: number }>(await bula('invoices', 'create', '--customer', 'Kai Store Ltd', '--item', 'Kava bowl:2:45.50', '--tax', 'VAT:12.5', '--due', '2026-12-31', '--json'))
+    await bula('invoices', 'send', String(invoice.id))
+    await bula('invoices', 'pay', String(invoice.id))
+
+    const { exitCode, report, text } = await doctor(merchant)
+    expect(report.findings.filter((finding) => finding.severity === 'error')).toEqual([])
+    expect(report.findings.map((finding) => finding.check)).not.toContain('live-http-urls')
+    expect(exitCode).toBe(0)
+    expect(report.checked.checkoutSessions).toBe(0)
+    expect(report.checked.bulaCliRequests).toBeGreaterThanOrEqual(8)
+    // The two doctor runs before the text one are the CLI's too.
+    expect(text).toMatch(/: 0 requests from your integration \(\d+ from the bula CLI left out\), /)
+  })
+
+  it('shows each example of its help as a command to type', async () => {
+    const help = await runCli(['doctor', '--help'])
+    const examples = help.stdout.slice(help.stdout.indexOf('EXAMPLES')).split('\n').slice(1).filter((line) => line.trim() !== '')
+    expect(examples).toHaveLength(3)
+    for (const line of examples) expect(line).toMatch(/^ {2}\$ bula /)
+    expect(help.stdout).toContain('bula CLI')
+  })
+
   it('refuses a --since that is not a duration (exit 2)', async () => {
     const result = await runCli(['doctor', '--since', 'yesterday'], { env: { BULA_BASE_URL: serve.baseUrl, BULA_API_KEY: 'sk_test_none' } })
     expect(result.exitCode).toBe(2)

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { POLL_LIMIT_PER_MINUTE } from '../../server/domain/doctor.js'
 import { client, endpointsActive, signupMerchant, unlockLive, useTestServer, withTestServer } from '../helpers/http.js'
+import { idempotent, SAMPLE_INVOICE } from '../helpers/invoices.js'
 import { useReceivers, type Receiver } from '../helpers/receiver.js'
 
 // `GET /_sim/doctor` (docs/faults-and-doctor.md): each check is shown the
@@ -308,6 +309,42 @@ describe('live readiness', () => {
     await shop.create('order-1', { ...ORDER, successUrl: 'https://shop.example/thanks', cancelUrl: 'https://shop.example/cart' })
     const checks = (await shop.doctor()).findings.map((found) => found.check)
     expect(checks.filter((check) => check.startsWith('live-'))).toEqual([])
+  })
+})
+
+describe('objects the integration did not make', () => {
+  const fromCli = { 'user-agent': 'bula-tools/0.1.0 linux-x64 node-v24.11.0' }
+
+  it('leaves out sessions the bula CLI created and the session an invoice payment opened; the integration\'s own are still judged', async () => {
+    const shop = await merchant()
+    // README's first payment, from the CLI: sessions made by a person's commands, not by the integration.
+    for (const key of ['cli-1', 'cli-2']) {
+      const made = await shop.api.post('/v1/checkout-sessions', { ...ORDER, successUrl: 'http://localhost:3000/thanks' }, { headers: { 'idempotency-key': key, ...fromCli } })
+      expect(made.status).toBe(201)
+    }
+    // An invoice paid through the simulator: its Checkout Session (successUrl the invoice page, http://127.0.0.1…) is the simulator's.
+    const invoice = (await shop.api.post('/v1/invoices', SAMPLE_INVOICE, idempotent())).body
+    expect((await shop.api.post(`/v1/invoices/${invoice.id}/send`, undefined, idempotent())).status).toBe(200)
+    expect((await shop.api.post(`/_sim/invoices/${invoice.id}/pay`, { outcome: 'succeeded' })).status).toBe(200)
+    expect((await shop.api.get('/v1/checkout-sessions')).body.data).toHaveLength(3)
+    const report = await shop.doctor()
+    expect(report.findings.map((found) => found.check)).not.toContain('no-webhook-endpoint')
+    expect(report.findings.map((found) => found.check)).not.toContain('live-http-urls')
+    expect(report.checked).toMatchObject({ checkoutSessions: 0 })
+
+    const own = (await shop.create('order-1', { ...ORDER, successUrl: 'http://localhost:3000/thanks' })).body
+    const after = await shop.doctor()
+    const byCheck = Object.fromEntries(after.findings.map((found) => [found.check, found]))
+    expect(byCheck['no-webhook-endpoint']).toMatchObject({ severity: 'error', title: expect.stringMatching(/^1 Checkout Session created/), evidence: [expect.objectContaining({ objectId: own.id })] })
+    expect(byCheck['live-http-urls']!.evidence).toEqual([expect.objectContaining({ objectId: own.id, note: expect.stringContaining('http://localhost:3000/thanks: successUrl') })])
+    expect(after.checked).toMatchObject({ checkoutSessions: 1 })
+  })
+
+  it('counts the bula CLI\'s calls it left out, apart from the integration\'s', async () => {
+    const shop = await merchant()
+    for (const path of ['/v1/checkout-sessions', '/v1/webhook-endpoints', '/_sim/settings']) expect((await shop.api.get(path, { headers: fromCli })).status).toBe(200)
+    expect((await shop.api.get('/v1/checkout-sessions')).status).toBe(200)
+    expect((await shop.doctor()).checked).toMatchObject({ requests: 1, bulaCliRequests: 3 })
   })
 })
 

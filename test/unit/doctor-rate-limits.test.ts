@@ -28,6 +28,7 @@ const input = (requests: DoctorRequest[]): DoctorInput => ({
   now: T + 60_000,
   since: null,
   requests,
+  bulaCliRequests: 0,
   eventCount: 0,
   deliveries: [],
   endpoints: [],
