@@ -3,6 +3,7 @@ import chalk, { chalkStderr } from 'chalk'
 import { BulaClient } from '../client/bula-client.js'
 import { resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
+import { assertBaseUrlIsRoot, maskUrlCredentials } from './base-url.js'
 import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOrigin } from './error-report.js'
 import { STANDARD_STREAM } from './files.js'
 import { createColors, formatFields, formatTable, openInBrowser, printJson, type Column } from './output.js'
@@ -64,6 +65,7 @@ export abstract class BaseCommand<T> extends Command {
       options,
     )
     this.baseUrlOrigin = describeBaseUrlOrigin(connection)
+    assertBaseUrlIsRoot(connection.baseUrl, this.baseUrlOrigin)
     return connection
   }
 
@@ -127,7 +129,7 @@ export abstract class BaseCommand<T> extends Command {
   protected override async catch(caught: Errors.CLIError | Error): Promise<unknown> {
     if (caught instanceof Errors.ExitError) throw caught
     suggestFlags(caught)
-    const error = withConnectionOrigin(caught, this.baseUrlOrigin)
+    const error = withoutUrlCredentials(withConnectionOrigin(caught, this.baseUrlOrigin))
     const report = toErrorReport(error)
     if (this.jsonEnabled()) {
       this.logJson(report.envelope)
@@ -143,4 +145,10 @@ export abstract class BaseCommand<T> extends Command {
     // Usage and unexpected errors: oclif prints them with its help hints.
     return super.catch(error)
   }
+}
+
+/** The error with the credentials of any URL in its message masked: the client names the base URL it could not reach, as given. */
+function withoutUrlCredentials<E>(error: E): E | ApiError {
+  if (!(error instanceof ApiError) || maskUrlCredentials(error.message) === error.message) return error
+  return new ApiError(error.status, error.code, maskUrlCredentials(error.message), error.param, error.type, error.headers)
 }

@@ -1,5 +1,6 @@
 import type { ChalkInstance } from 'chalk'
 import { formatTime } from '../cli/output.js'
+import { maskUrlCredentials } from '../cli/base-url.js'
 import { EVENT_TYPES } from '../schemas/enums.js'
 import type { ForwardResult } from './forward.js'
 import type { ListenReady, ListenReporter } from './listen.js'
@@ -31,7 +32,7 @@ export function deliveryColumns(result: ForwardResult, colors: ChalkInstance): s
 /** Who is heard and where events go, for the first lines of any view. */
 export function describeReady(info: ListenReady): string[] {
   return [
-    `Forwarding ${info.mode}-mode events of ${info.merchantName} (${info.merchantId}) from ${info.baseUrl} to ${info.forwardTo}`,
+    `Forwarding ${info.mode}-mode events of ${info.merchantName} (${info.merchantId}) from ${maskUrlCredentials(info.baseUrl)} to ${info.forwardTo}`,
     ...(info.events ? [`Only: ${info.events.join(', ')}`] : []),
   ]
 }

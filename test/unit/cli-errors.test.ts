@@ -1,6 +1,7 @@
 import { Errors } from '@oclif/core'
 import { Chalk } from 'chalk'
 import { describe, expect, it } from 'vitest'
+import { maskUrlCredentials } from '../../src/cli/base-url.js'
 import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOrigin } from '../../src/cli/error-report.js'
 import { usageError } from '../../src/cli/usage.js'
 import { DEFAULT_BASE_URL } from '../../src/config/profiles.js'
@@ -85,5 +86,15 @@ describe('where the address of a connection_failed came from', () => {
     const other = new ApiError(0, 'timeout', 'No answer.')
     expect(withConnectionOrigin(other, origin)).toBe(other)
     expect(withConnectionOrigin(new ApiError(0, 'connection_failed', 'Could not reach.'), undefined)).toMatchObject({ message: 'Could not reach.' })
+  })
+})
+
+describe('maskUrlCredentials', () => {
+  it('masks the user and password of every http(s) URL in a text, and leaves the rest', () => {
+    expect(maskUrlCredentials('http://user:secretpw@127.0.0.1:1')).toBe('http://***@127.0.0.1:1')
+    expect(maskUrlCredentials('GET https://token@bula.example/v1/x failed; see http://127.0.0.1:4111/a@b')).toBe(
+      'GET https://***@bula.example/v1/x failed; see http://127.0.0.1:4111/a@b',
+    )
+    expect(maskUrlCredentials('http://127.0.0.1:4111')).toBe('http://127.0.0.1:4111')
   })
 })
