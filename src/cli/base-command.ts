@@ -4,7 +4,7 @@ import { BulaClient } from '../client/bula-client.js'
 import { resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
 import { assertBaseUrlIsRoot, maskUrlCredentials } from './base-url.js'
-import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOrigin } from './error-report.js'
+import { describeApiKeyOrigin, describeBaseUrlOrigin, formatApiError, toErrorReport, withApiKeyOrigin, withConnectionOrigin } from './error-report.js'
 import { STANDARD_STREAM } from './files.js'
 import { createColors, formatFields, formatTable, openInBrowser, printJson, type Column } from './output.js'
 import { suggestFlags } from './suggest.js'
@@ -55,6 +55,8 @@ export abstract class BaseCommand<T> extends Command {
 
   /** Where the address of the last connection resolved came from, which a connection_failed then names. */
   private baseUrlOrigin: string | undefined
+  /** Where its key came from, which an invalid_api_key then names. */
+  private apiKeyOrigin: string | undefined
 
   abstract override run(): Promise<T>
 
@@ -65,6 +67,7 @@ export abstract class BaseCommand<T> extends Command {
       options,
     )
     this.baseUrlOrigin = describeBaseUrlOrigin(connection)
+    this.apiKeyOrigin = describeApiKeyOrigin(connection)
     assertBaseUrlIsRoot(connection.baseUrl, this.baseUrlOrigin)
     return connection
   }
@@ -129,7 +132,7 @@ export abstract class BaseCommand<T> extends Command {
   protected override async catch(caught: Errors.CLIError | Error): Promise<unknown> {
     if (caught instanceof Errors.ExitError) throw caught
     suggestFlags(caught)
-    const error = withoutUrlCredentials(withConnectionOrigin(caught, this.baseUrlOrigin))
+    const error = withoutUrlCredentials(withApiKeyOrigin(withConnectionOrigin(caught, this.baseUrlOrigin), this.apiKeyOrigin))
     const report = toErrorReport(error)
     if (this.jsonEnabled()) {
       this.logJson(report.envelope)

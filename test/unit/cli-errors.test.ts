@@ -2,7 +2,7 @@ import { Errors } from '@oclif/core'
 import { Chalk } from 'chalk'
 import { describe, expect, it } from 'vitest'
 import { maskUrlCredentials } from '../../src/cli/base-url.js'
-import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOrigin } from '../../src/cli/error-report.js'
+import { describeApiKeyOrigin, describeBaseUrlOrigin, formatApiError, toErrorReport, withApiKeyOrigin, withConnectionOrigin } from '../../src/cli/error-report.js'
 import { usageError } from '../../src/cli/usage.js'
 import { DEFAULT_BASE_URL } from '../../src/config/profiles.js'
 import { ApiError } from '../../src/errors.js'
@@ -96,5 +96,23 @@ describe('maskUrlCredentials', () => {
       'GET https://***@bula.example/v1/x failed; see http://127.0.0.1:4111/a@b',
     )
     expect(maskUrlCredentials('http://127.0.0.1:4111')).toBe('http://127.0.0.1:4111')
+  })
+})
+
+describe('where the key of an invalid_api_key came from', () => {
+  it('names the flag or BULA_API_KEY, and for a profile says how a restarted simulator refreshes it', () => {
+    expect(describeApiKeyOrigin({ profileName: 'default', apiKeyFrom: 'flag' })).toBe('That key came from --api-key.')
+    expect(describeApiKeyOrigin({ profileName: 'default', apiKeyFrom: 'environment' })).toBe('That key came from BULA_API_KEY.')
+    expect(describeApiKeyOrigin({ profileName: 'ci', apiKeyFrom: 'profile' })).toMatch(/^That key came from profile "ci": .*`bula login --api-key`\.$/)
+    expect(describeApiKeyOrigin({ profileName: 'default' })).toBeUndefined()
+  })
+
+  it('is added to invalid_api_key only', () => {
+    const origin = 'That key came from --api-key.'
+    expect(withApiKeyOrigin(new ApiError(401, 'invalid_api_key', 'The API key is unknown.'), origin)).toMatchObject({
+      message: `The API key is unknown. ${origin}`,
+    })
+    const other = new ApiError(0, 'connection_failed', 'Could not reach.')
+    expect(withApiKeyOrigin(other, origin)).toBe(other)
   })
 })
