@@ -3,6 +3,7 @@ import { chalkStderr } from 'chalk'
 import { createColors } from '../src/cli/output.js'
 import { plural } from '../src/plural.js'
 import { BaseCommand } from '../src/cli/base-command.js'
+import { maskUrlCredentials } from '../src/cli/base-url.js'
 import { usageError, usageParser } from '../src/cli/usage.js'
 import { parseDuration } from '../src/duration.js'
 import { runConformance, selectCases, type CaseResult, type ConformanceResult } from '../src/conformance/index.js'
@@ -66,7 +67,7 @@ export default class Conformance extends BaseCommand<ConformanceResult> {
     const { baseUrl, apiKey, publishableKey } = await this.connection(flags)
     const json = this.jsonEnabled()
     const stderrColors = createColors(process.env, chalkStderr.level)
-    if (!json) this.log(this.colors.dim(`Conformance of ${baseUrl}`))
+    if (!json) this.log(this.colors.dim(`Conformance of ${maskUrlCredentials(baseUrl)}`))
     const result = await runConformance({
       baseUrl,
       apiKey,

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { BulaClient } from '../src/client/bula-client.js'
 import { BaseCommand } from '../src/cli/base-command.js'
+import { maskUrlCredentials } from '../src/cli/base-url.js'
 import { saveProfile } from '../src/config/profiles.js'
 import type { MerchantMe } from '../src/schemas/index.js'
 import { printable } from '../src/terminal-text.js'
@@ -38,7 +39,7 @@ export default class Login extends BaseCommand<LoginResult> {
     const merchant = await client.getMe()
     const configFile = await saveProfile(profileName, { baseUrl: client.baseUrl, apiKey: flags['api-key'] }, { makeCurrent: true })
 
-    this.log(`Logged in as ${this.colors.bold(printable(merchant.name))} (${printable(merchant.mode)} mode) at ${client.baseUrl}.`)
+    this.log(`Logged in as ${this.colors.bold(printable(merchant.name))} (${printable(merchant.mode)} mode) at ${maskUrlCredentials(client.baseUrl)}.`)
     this.log(`Saved profile "${profileName}" in ${configFile}; it is now the current profile.`)
     return { profile: profileName, configFile, baseUrl: client.baseUrl, merchant }
   }

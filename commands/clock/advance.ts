@@ -5,6 +5,7 @@ import { parseInstant } from '../../src/cli/instant.js'
 import { formatTime } from '../../src/cli/output.js'
 import { usageError, usageParser } from '../../src/cli/usage.js'
 import type { AdvanceClockRequest, AdvanceClockResponse } from '../../src/schemas/index.js'
+import { MAX_ADVANCE_DAYS, MAX_ADVANCE_MS } from '../../src/schemas/enums.js'
 
 export default class ClockAdvance extends BaseCommand<AdvanceClockResponse> {
   static override summary = 'Move the merchant\'s clock forward, running what falls due.'
@@ -22,8 +23,8 @@ export default class ClockAdvance extends BaseCommand<AdvanceClockResponse> {
 
   static override args = {
     duration: Args.custom<number>({
-      description: 'How far to move: whole numbers with units w, d, h, m, s, ms, largest first (90s, 2h, 1d12h).',
-      parse: usageParser(parseDuration),
+      description: `How far to move: whole numbers with units w, d, h, m, s, ms, largest first (90s, 2h, 1d12h); at most ${MAX_ADVANCE_DAYS}d.`,
+      parse: usageParser(parseAdvance),
     })(),
   }
 
@@ -52,6 +53,15 @@ export default class ClockAdvance extends BaseCommand<AdvanceClockResponse> {
     )
     return result
   }
+}
+
+/** A duration the API takes: checked here so that the refusal is in days, not the API's `ms`, and nothing is sent. */
+function parseAdvance(input: string): number {
+  const ms = parseDuration(input)
+  if (ms > MAX_ADVANCE_MS) {
+    throw new Error(`Invalid duration "${input}": one advance moves the clock at most ${MAX_ADVANCE_DAYS}d; advance again to go further.`)
+  }
+  return ms
 }
 
 function advanceRequest(duration: number | undefined, to: number | undefined): AdvanceClockRequest {

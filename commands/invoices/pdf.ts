@@ -13,11 +13,12 @@ export default class InvoicesPdf extends BaseCommand<InvoicePdfResult> {
   static override summary = 'Download a sent Invoice\'s PDF, the same file the customer sees.'
 
   static override description =
+    'Writes the PDF to the file named by -o/--out (required): `bula invoices pdf 12 -o INV-0001.pdf`. ' +
     'A draft has no PDF yet (invalid_state). An existing --out file is left alone unless --force is given. ' +
     '--out - writes the PDF to standard output, to redirect or pipe (not to a terminal, and not with --json).'
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> 12 --out INV-0001.pdf',
+    '<%= config.bin %> <%= command.id %> 12 -o INV-0001.pdf',
     '<%= config.bin %> <%= command.id %> 12 --out invoices/INV-0001.pdf --force --json',
     '<%= config.bin %> <%= command.id %> 12 --out - | lpr',
   ]
@@ -25,7 +26,7 @@ export default class InvoicesPdf extends BaseCommand<InvoicePdfResult> {
   static override args = { id: invoiceIdArg }
 
   static override flags = {
-    out: Flags.string({ char: 'o', description: 'File to write the PDF to; - for standard output.', required: true }),
+    out: Flags.string({ char: 'o', description: 'File to write the PDF to (-o FILE); - for standard output.', required: true }),
     force: Flags.boolean({ description: 'Overwrite --out if it exists.' }),
   }
 

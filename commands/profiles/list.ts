@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { maskUrlCredentials } from '../../src/cli/base-url.js'
 import { environmentNotes, environmentOverrides, inUseNote, inUseReport, type EnvironmentOverrides, type ProfileInUseReport } from '../../src/cli/profile-lines.js'
 import { configPath, loadConfig, maskKey } from '../../src/config/profiles.js'
 
@@ -41,7 +42,7 @@ export default class ProfilesList extends BaseCommand<ProfilesListResult> {
       .map(([name, profile]): ListedProfile => ({
         name,
         current: name === config.current,
-        baseUrl: profile.baseUrl,
+        baseUrl: maskUrlCredentials(profile.baseUrl),
         secretKey: profile.apiKey ? maskKey(profile.apiKey) : null,
         publishableKey: profile.publishableKey ? maskKey(profile.publishableKey) : null,
       }))

@@ -1,9 +1,13 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { parseDuration } from '../../src/duration.js'
-import { usageParser } from '../../src/cli/usage.js'
+import { usageError, usageParser } from '../../src/cli/usage.js'
 import { checkWebhookReceiver, sendReadingStatusOnly, type WebhookCheckResult } from '../../src/webhooks/check.js'
 import { printable } from '../../src/terminal-text.js'
+
+const WHERE_SECRETS_COME_FROM =
+  'A signing secret (whsec_...) is printed by `bula listen --print-secret` (for `bula listen`), ' +
+  'or in the answer of `bula webhooks create` or `bula webhooks rotate` (for an endpoint).'
 
 export default class WebhooksCheck extends BaseCommand<WebhookCheckResult> {
   static override summary = 'Test your webhook receiver: signatures, stale timestamps, replays, unknown fields and rotation.'
@@ -31,9 +35,8 @@ export default class WebhooksCheck extends BaseCommand<WebhookCheckResult> {
 
   static override flags = {
     secret: Flags.custom<string>({
-      description: 'The endpoint\'s signing secret, as your receiver knows it.',
+      description: `The signing secret your receiver verifies with (default: BULA_WEBHOOK_SECRET). ${WHERE_SECRETS_COME_FROM}`,
       env: 'BULA_WEBHOOK_SECRET',
-      required: true,
       parse: usageParser(parseSigningSecret),
     })(),
     timeout: Flags.custom<number>({
@@ -46,6 +49,8 @@ export default class WebhooksCheck extends BaseCommand<WebhookCheckResult> {
 
   async run(): Promise<WebhookCheckResult> {
     const { args, flags } = await this.parse(WebhooksCheck)
+    // Not oclif's `required`: its "Missing required flag secret" says neither the variable nor where a secret is found.
+    if (flags.secret === undefined) throw usageError(`Missing --secret (or BULA_WEBHOOK_SECRET). ${WHERE_SECRETS_COME_FROM}`)
     const result = await checkWebhookReceiver({ url: args.url, secret: flags.secret, timeoutMs: flags.timeout, send: sendReadingStatusOnly })
 
     this.printTable(

@@ -15,7 +15,14 @@ import { sendEmail } from './outbox.js'
 export async function emailInvoice(ctx: ServiceContext, caller: Caller, id: string): Promise<Email> {
   const invoice = ownInvoice(ctx, caller, id)
   if (invoice.status === 'draft') throw invalidRequest('A draft cannot be e-mailed; send it first.')
-  if (invoice.customerEmail === null) throw invalidRequest('The Invoice has no customerEmail to send it to.', 'customerEmail')
+  // Only a draft takes a new customerEmail, and this Invoice is past that: say what is left to do.
+  if (invoice.customerEmail === null) {
+    throw invalidRequest(
+      'The Invoice has no customerEmail to send it to, and a sent Invoice cannot be edited: share its url with the customer, ' +
+        'or void it and create another with a customerEmail (`bula invoices create --email`).',
+      'customerEmail',
+    )
+  }
   const pdf = await renderInvoicePdf(ctx, invoice)
   // The same view the PDF and the hosted page are drawn from: title, seller's VAT number, dates and money agree.
   const view = invoiceView(ctx, invoice)

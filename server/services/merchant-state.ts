@@ -370,7 +370,12 @@ function checkImport(ctx: ServiceContext, caller: Caller, body: unknown, parsed:
     throw invalidRequest('The body must be a state file of version 1, as `GET /_sim/state` (`bula state export`) writes.', file ? 'format' : undefined)
   }
   if (file.merchantId !== undefined && file.merchantId !== merchant.id) {
-    throw invalidRequest(`The file holds merchant ${String(file.merchantId)}; import only what this merchant (${merchant.id}) exported.`, 'merchantId')
+    throw invalidRequest(
+      `The file holds merchant ${String(file.merchantId)}; import only what this merchant (${merchant.id}) exported. ` +
+        'To start another simulator with that merchant, write the whole simulator with `bula serve --export-on-exit FILE` ' +
+        'and start the other one with `bula serve --import FILE`.',
+      'merchantId',
+    )
   }
   if (file.mode !== undefined && file.mode !== mode) {
     throw invalidRequest(`The file holds ${String(file.mode)} objects; only a ${String(file.mode)} key imports them.`, 'mode')

@@ -3,7 +3,8 @@ import chalk, { chalkStderr } from 'chalk'
 import { BulaClient } from '../client/bula-client.js'
 import { resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
-import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOrigin } from './error-report.js'
+import { assertBaseUrlIsRoot, maskUrlCredentials } from './base-url.js'
+import { describeApiKeyOrigin, describeBaseUrlOrigin, formatApiError, toErrorReport, withApiKeyOrigin, withConnectionOrigin } from './error-report.js'
 import { STANDARD_STREAM } from './files.js'
 import { createColors, formatFields, formatTable, openInBrowser, printJson, type Column } from './output.js'
 import { suggestFlags } from './suggest.js'
@@ -55,6 +56,8 @@ export abstract class BaseCommand<T> extends Command {
 
   /** Where the address of the last connection resolved came from, which a connection_failed then names. */
   private baseUrlOrigin: string | undefined
+  /** Where its key came from, which an invalid_api_key then names. */
+  private apiKeyOrigin: string | undefined
 
   abstract override run(): Promise<T>
 
@@ -65,6 +68,8 @@ export abstract class BaseCommand<T> extends Command {
       options,
     )
     this.baseUrlOrigin = describeBaseUrlOrigin(connection)
+    this.apiKeyOrigin = describeApiKeyOrigin(connection)
+    assertBaseUrlIsRoot(connection.baseUrl, this.baseUrlOrigin)
     return connection
   }
 
@@ -130,7 +135,7 @@ export abstract class BaseCommand<T> extends Command {
   protected override async catch(caught: Errors.CLIError | Error): Promise<unknown> {
     if (caught instanceof Errors.ExitError) throw caught
     suggestFlags(caught)
-    const error = withConnectionOrigin(caught, this.baseUrlOrigin)
+    const error = withoutUrlCredentials(withApiKeyOrigin(withConnectionOrigin(caught, this.baseUrlOrigin), this.apiKeyOrigin))
     const report = toErrorReport(error)
     if (this.jsonEnabled()) {
       this.logJson(report.envelope)
@@ -146,4 +151,10 @@ export abstract class BaseCommand<T> extends Command {
     // Usage and unexpected errors: oclif prints them with its help hints.
     return super.catch(error)
   }
+}
+
+/** The error with the credentials of any URL in its message masked: the client names the base URL it could not reach, as given. */
+function withoutUrlCredentials<E>(error: E): E | ApiError {
+  if (!(error instanceof ApiError) || maskUrlCredentials(error.message) === error.message) return error
+  return new ApiError(error.status, error.code, maskUrlCredentials(error.message), error.param, error.type, error.headers)
 }

@@ -88,3 +88,26 @@ export function withConnectionOrigin<E>(error: E, origin: string | undefined): E
   if (!(error instanceof ApiError) || error.code !== 'connection_failed' || origin === undefined) return error
   return new ApiError(error.status, error.code, `${error.message} ${origin}`, error.param, error.type, error.headers)
 }
+
+/**
+ * Where the key of `connection` came from, for an invalid_api_key: a profile
+ * keeps the key of the simulator that saved it, and one started afresh
+ * (`--memory`, a new data file) has new keys, which it saves in the profile.
+ */
+export function describeApiKeyOrigin({ apiKeyFrom, profileName }: Pick<Connection, 'apiKeyFrom' | 'profileName'>): string | undefined {
+  if (apiKeyFrom === 'flag') return 'That key came from --api-key.'
+  if (apiKeyFrom === 'environment') return 'That key came from BULA_API_KEY.'
+  if (apiKeyFrom === 'profile') {
+    return (
+      `That key came from profile "${profileName}": a simulator started afresh (\`bula serve --memory\`, a new data file) ` +
+      'saves its new keys there, so run the command again; or save a working key with `bula login --api-key`.'
+    )
+  }
+  return undefined
+}
+
+/** invalid_api_key with `origin` (describeApiKeyOrigin) added, so that a stale profile or variable is found. */
+export function withApiKeyOrigin<E>(error: E, origin: string | undefined): E | ApiError {
+  if (!(error instanceof ApiError) || error.code !== 'invalid_api_key' || origin === undefined) return error
+  return new ApiError(error.status, error.code, `${error.message} ${origin}`, error.param, error.type, error.headers)
+}

@@ -20,7 +20,7 @@ const PERCENT = /^(\d+(?:\.\d{1,2})?)%?$/
 /**
  * `--item "Kava bowl:2:45.50"`: description, quantity and unit price in FJD
  * dollars. Split from the right, so the description may itself contain `:`.
- * Limits (description length, quantity 1 to 9999) are the simulator's to check.
+ * Limits (description length, quantity up to 9999) are the simulator's to check.
  */
 export function parseInvoiceItem(input: string): InvoiceItem {
   const priceAt = input.lastIndexOf(':')
@@ -29,7 +29,8 @@ export function parseInvoiceItem(input: string): InvoiceItem {
     throw new Error(`Invalid item "${input}": use description:quantity:unit price, e.g. "Kava bowl:2:45.50".`)
   }
   const quantity = input.slice(quantityAt + 1, priceAt).trim()
-  if (!/^\d+$/.test(quantity)) throw new Error(`Invalid item "${input}": the quantity "${quantity}" is not a whole number.`)
+  // The API takes 1 or more (up to its maximum, which it names itself); 0 would pass a plain digit check.
+  if (!/^0*[1-9]\d*$/.test(quantity)) throw new Error(`Invalid item "${input}": the quantity "${quantity}" must be a whole number of 1 or more.`)
   let unitPrice: number
   try {
     unitPrice = parseUnitPrice(input.slice(priceAt + 1))

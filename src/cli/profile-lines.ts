@@ -1,3 +1,4 @@
+import { maskUrlCredentials } from './base-url.js'
 import { DEFAULT_PROFILE, envValue, isNamed, maskKey, profileInUse, profileNamed, type BulaConfig, type Profile, type ProfileInUse } from '../config/profiles.js'
 
 /** The profile commands use now, and whether it exists: what `bula profiles` reports beside the current one. */
@@ -13,7 +14,7 @@ export const andList = (items: readonly string[]): string => new Intl.ListFormat
 
 /** `"nu-4321" (http://127.0.0.1:4321, sk_test_…9Qz1)`: which simulator and key, never the key itself. */
 export const describeProfile = (name: string, profile: Profile): string =>
-  `"${name}" (${profile.baseUrl}, ${profile.apiKey ? maskKey(profile.apiKey) : 'no key'})`
+  `"${name}" (${maskUrlCredentials(profile.baseUrl)}, ${profile.apiKey ? maskKey(profile.apiKey) : 'no key'})`
 
 /**
  * The end of "none is current…": what commands fall back on, "default" as
@@ -22,7 +23,7 @@ export const describeProfile = (name: string, profile: Profile): string =>
  */
 export function withoutCurrent(config: BulaConfig): string {
   const fallback = profileNamed(config, DEFAULT_PROFILE)
-  if (fallback) return `, so commands use "${DEFAULT_PROFILE}" (${fallback.baseUrl}).`
+  if (fallback) return `, so commands use "${DEFAULT_PROFILE}" (${maskUrlCredentials(fallback.baseUrl)}).`
   const names = Object.keys(config.profiles).sort()
   if (names.length === 0) return ' and no profile is left: save one with `bula login --api-key sk_test_...`.'
   return `, and there is no "${DEFAULT_PROFILE}": make one current with \`bula profiles use NAME\` (profiles: ${names.join(', ')}).`
@@ -63,6 +64,6 @@ export function environmentOverrides(env: NodeJS.ProcessEnv = process.env): Envi
 export function environmentNotes({ apiKey, baseUrl }: EnvironmentOverrides): string[] {
   return [
     ...(apiKey === null ? [] : [`BULA_API_KEY is set: commands use its key (${apiKey}), not the profile's.`]),
-    ...(baseUrl === null ? [] : [`BULA_BASE_URL is set: commands call ${baseUrl}, not the profile's address.`]),
+    ...(baseUrl === null ? [] : [`BULA_BASE_URL is set: commands call ${maskUrlCredentials(baseUrl)}, not the profile's address.`]),
   ]
 }

@@ -242,6 +242,8 @@ export interface Connection {
   profileName: string
   /** Where baseUrl came from, which a failure to reach it names. */
   baseUrlFrom: 'flag' | 'environment' | 'profile' | 'default'
+  /** Where apiKey came from (none without a key), which a refusal of the key names. */
+  apiKeyFrom?: 'flag' | 'environment' | 'profile'
 }
 
 export interface ResolveConnectionOptions {
@@ -281,11 +283,13 @@ export async function resolveConnection(
       : profile?.baseUrl
         ? [profile.baseUrl, 'profile']
         : [DEFAULT_BASE_URL, 'default']
+  const apiKeyFrom: Connection['apiKeyFrom'] = flags.apiKey ? 'flag' : envKey ? 'environment' : profile?.apiKey ? 'profile' : undefined
   return {
     profileName,
     baseUrl,
     baseUrlFrom,
     apiKey: flags.apiKey || envKey || profile?.apiKey,
+    ...(apiKeyFrom ? { apiKeyFrom } : {}),
     ...(publishableKey ? { publishableKey } : {}),
   }
 }

@@ -1,5 +1,6 @@
 import type { ChalkInstance } from 'chalk'
 import { formatTime } from '../cli/output.js'
+import { maskUrlCredentials } from '../cli/base-url.js'
 import { EVENT_TYPES } from '../schemas/enums.js'
 import { printable } from '../terminal-text.js'
 import type { ForwardResult } from './forward.js'
@@ -36,7 +37,7 @@ export function deliveryColumns(result: ForwardResult, colors: ChalkInstance): s
 /** Who is heard and where events go, for the first lines of any view (printable(): the merchant's name is data). */
 export function describeReady(info: ListenReady): string[] {
   return [
-    printable(`Forwarding ${info.mode}-mode events of ${info.merchantName} (${info.merchantId}) from ${info.baseUrl} to ${info.forwardTo}`),
+    printable(`Forwarding ${info.mode}-mode events of ${info.merchantName} (${info.merchantId}) from ${maskUrlCredentials(info.baseUrl)} to ${info.forwardTo}`),
     ...(info.events ? [printable(`Only: ${info.events.join(', ')}`)] : []),
   ]
 }

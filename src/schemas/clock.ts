@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { timestampSchema } from './common.js'
+import { MAX_ADVANCE_MS } from './enums.js'
 
-/** The longest single advance: long enough for a year of settlement runs. */
-export const MAX_ADVANCE_MS = 400 * 24 * 60 * 60 * 1000
+export { MAX_ADVANCE_MS } from './enums.js'
 
 /** Exactly one of `ms` (how far) or `to` (until when). */
 export const advanceClockRequestSchema = z

@@ -3,6 +3,11 @@
 // before sending it, and importing them must not load zod and build every
 // schema (about 50 ms of each command's start).
 
+/** The longest single clock advance, in days: long enough for a year of settlement runs. */
+export const MAX_ADVANCE_DAYS = 400
+/** The same in milliseconds, as the API's `ms` field takes it. */
+export const MAX_ADVANCE_MS = MAX_ADVANCE_DAYS * 24 * 60 * 60 * 1000
+
 export const MODES = ['test', 'live'] as const
 export const TIERS = ['business', 'individual'] as const
 export const PAYOUT_SCHEDULES = ['daily', 'weekly', 'fortnightly', 'monthly', 'manual'] as const

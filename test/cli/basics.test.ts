@@ -114,6 +114,25 @@ describe('failures before the simulator answers', () => {
     )
   })
 
+  it('never prints the password of a base URL that holds one', async () => {
+    const port = await closedPort()
+    const env = { BULA_BASE_URL: `http://user:secretpw@127.0.0.1:${port}`, BULA_API_KEY: 'sk_test_x' }
+    const result = await runCli(['merchants', 'me'], { env })
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toContain(`Could not reach the simulator at http://***@127.0.0.1:${port}.`)
+    const json = await runCli(['merchants', 'me', '--json'], { env })
+    expect(`${result.stderr}${json.stdout}`).not.toContain('secretpw')
+  })
+
+  it('refuses a base URL ending in /v1 before sending anything, since every call adds /v1', async () => {
+    const result = await runCli(['merchants', 'me', '--base-url', 'http://127.0.0.1:4600/v1'], { env: { BULA_API_KEY: 'sk_test_x' } })
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr.trim()).toBe(
+      'invalid_base_url: The base URL http://127.0.0.1:4600/v1 ends in /v1: give the simulator\'s root, without /v1 (http://127.0.0.1:4600), ' +
+        'as every call adds /v1 itself. That address came from --base-url.',
+    )
+  })
+
   it('with --json prints the envelope on stdout instead', async () => {
     const baseUrl = `http://127.0.0.1:${await closedPort()}`
     const result = await runCli(['clock', 'show', '--json'], { env: { BULA_BASE_URL: baseUrl, BULA_API_KEY: 'sk_test_x' } })

@@ -42,6 +42,15 @@ describe('clock', () => {
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toMatch(/^invalid_request: /)
   })
+
+  it('refuses a duration longer than one advance in days, before sending it', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const result = await cli(merchant, ['clock', 'advance', '10000d'])
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr.replace(/\s*›\s*/g, ' ')).toContain('Invalid duration "10000d": one advance moves the clock at most 400d')
+    expect(result.stderr).not.toContain('ms')
+    expect(clockSchema.parse(await succeed(merchant.api.get('/_sim/clock'))).offsetMs).toBe(0)
+  })
 })
 
 describe('settings', () => {

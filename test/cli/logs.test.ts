@@ -1,9 +1,12 @@
 import type { Subprocess } from 'execa'
 import { createInterface } from 'node:readline'
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BulaClient } from '../../src/client/bula-client.js'
 import type { RequestLogEntry } from '../../src/schemas/index.js'
 import { runCli, signupMerchant, useServe, type TestMerchant } from '../helpers/cli.js'
+import { tempFolder } from '../helpers/temp.js'
 
 const server = useServe()
 
@@ -26,6 +29,19 @@ const jsonLines = (stdout: string): RequestLine[] =>
     .map((line) => JSON.parse(line) as RequestLine)
 
 describe('bula logs tail --no-follow', () => {
+  it('with a key the simulator no longer knows, names the profile it came from and what to do', async () => {
+    const configDir = await tempFolder('bula-stale-key-')
+    const stale = { baseUrl: server().baseUrl, apiKey: `sk_test_${'s'.repeat(32)}` }
+    await writeFile(path.join(configDir, 'config.json'), JSON.stringify({ current: 'default', profiles: { default: stale } }), { mode: 0o600 })
+    const result = await runCli(['logs', 'tail', '--no-follow'], { env: { BULA_CONFIG_DIR: configDir } })
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr.trim()).toBe(
+      'invalid_api_key: The API key is unknown, revoked or past its rotation overlap. That key came from profile "default": ' +
+        'a simulator started afresh (`bula serve --memory`, a new data file) saves its new keys there, so run the command again; ' +
+        'or save a working key with `bula login --api-key`.',
+    )
+  })
+
   it('prints the recent calls, oldest first, one line each', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     await makeCalls(merchant)

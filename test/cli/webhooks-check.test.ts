@@ -138,7 +138,7 @@ describe('webhooks check', () => {
   })
 
   it.each([
-    ['no secret', ['http://127.0.0.1:9/webhooks'], /secret/i],
+    ['no secret', ['http://127.0.0.1:9/webhooks'], /^Missing --secret \(or BULA_WEBHOOK_SECRET\).*`bula listen --print-secret`.*`bula webhooks create`/],
     ['an API key as the secret', ['http://127.0.0.1:9/webhooks', '--secret', 'sk_test_abc'], /starts with whsec_/],
     ['a URL that is not http', ['ftp://127.0.0.1/webhooks', '--secret', SECRET], /not an http or https address/],
     ['a bad timeout', ['http://127.0.0.1:9/webhooks', '--secret', SECRET, '--timeout', '5 seconds'], /Invalid duration/],

@@ -344,7 +344,7 @@ describe('Invoice page', () => {
     const barePath = `/dashboard/invoices/${bare.body.id}`
     const refused = await submitForm(agent, barePath, `${barePath}/email`)
     const flash = errorFlashOf(await agent.follow(refused))
-    expect(flash).toContain('The Invoice has no customerEmail to send it to.')
+    expect(flash).toContain('The Invoice has no customerEmail to send it to, and a sent Invoice cannot be edited: share its url with the customer, or void it and create another with a customerEmail (`bula invoices create --email`).')
     expect(flash).toContain('Field: customerEmail')
   })
 

@@ -152,6 +152,9 @@ describe('/_sim/state', () => {
     const refused = await b.post('/_sim/state/import', exported)
     expect(refused.status).toBe(400)
     expect(refused.body.error.param).toBe('merchantId')
+    // A fresh simulator has none of the file's merchants: the message says how to start one that has.
+    expect(refused.body.error.message).toContain('`bula serve --export-on-exit FILE`')
+    expect(refused.body.error.message).toContain('`bula serve --import FILE`')
     const junk = await b.post('/_sim/state/import', { hello: 'world' })
     expect(junk.status).toBe(400)
     expect(junk.body.error.code).toBe('invalid_request')

@@ -136,6 +136,7 @@ describe('resolveConnection', () => {
       baseUrl: 'http://default',
       baseUrlFrom: 'profile',
       apiKey: 'sk_test_default',
+      apiKeyFrom: 'profile',
     })
     const empty = { BULA_CONFIG_DIR: join(dir, 'empty') }
     expect(await resolveConnection({}, { env: empty })).toEqual({
@@ -197,6 +198,12 @@ describe('resolveConnection', () => {
     })
   })
 
+  it('says where the key came from: the flag, BULA_API_KEY or the profile', async () => {
+    expect(await resolveConnection({ apiKey: 'sk_test_flag' }, { env: { ...env, BULA_API_KEY: 'sk_test_env' } })).toMatchObject({ apiKeyFrom: 'flag' })
+    expect(await resolveConnection({}, { env: { ...env, BULA_API_KEY: 'sk_test_env' } })).toMatchObject({ apiKeyFrom: 'environment' })
+    expect(await resolveConnection({}, { env })).toMatchObject({ apiKeyFrom: 'profile' })
+  })
+
   it('drops whitespace around environment values, such as the newline a key read from a secret file ends with', async () => {
     const padded = { ...env, BULA_API_KEY: 'sk_test_env\n', BULA_PUBLISHABLE_KEY: ' pk_test_env\r\n', BULA_BASE_URL: 'http://env\n', BULA_PROFILE: ' \n' }
     expect(await resolveConnection({}, { env: padded })).toEqual({
@@ -205,6 +212,7 @@ describe('resolveConnection', () => {
       publishableKey: 'pk_test_env',
       baseUrl: 'http://env',
       baseUrlFrom: 'environment',
+      apiKeyFrom: 'environment',
     })
   })
 

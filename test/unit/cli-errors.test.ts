@@ -1,7 +1,8 @@
 import { Errors } from '@oclif/core'
 import { Chalk } from 'chalk'
 import { describe, expect, it } from 'vitest'
-import { describeBaseUrlOrigin, formatApiError, toErrorReport, withConnectionOrigin } from '../../src/cli/error-report.js'
+import { maskUrlCredentials } from '../../src/cli/base-url.js'
+import { describeApiKeyOrigin, describeBaseUrlOrigin, formatApiError, toErrorReport, withApiKeyOrigin, withConnectionOrigin } from '../../src/cli/error-report.js'
 import { usageError } from '../../src/cli/usage.js'
 import { DEFAULT_BASE_URL } from '../../src/config/profiles.js'
 import { ApiError } from '../../src/errors.js'
@@ -85,5 +86,33 @@ describe('where the address of a connection_failed came from', () => {
     const other = new ApiError(0, 'timeout', 'No answer.')
     expect(withConnectionOrigin(other, origin)).toBe(other)
     expect(withConnectionOrigin(new ApiError(0, 'connection_failed', 'Could not reach.'), undefined)).toMatchObject({ message: 'Could not reach.' })
+  })
+})
+
+describe('maskUrlCredentials', () => {
+  it('masks the user and password of every http(s) URL in a text, and leaves the rest', () => {
+    expect(maskUrlCredentials('http://user:secretpw@127.0.0.1:1')).toBe('http://***@127.0.0.1:1')
+    expect(maskUrlCredentials('GET https://token@bula.example/v1/x failed; see http://127.0.0.1:4111/a@b')).toBe(
+      'GET https://***@bula.example/v1/x failed; see http://127.0.0.1:4111/a@b',
+    )
+    expect(maskUrlCredentials('http://127.0.0.1:4111')).toBe('http://127.0.0.1:4111')
+  })
+})
+
+describe('where the key of an invalid_api_key came from', () => {
+  it('names the flag or BULA_API_KEY, and for a profile says how a restarted simulator refreshes it', () => {
+    expect(describeApiKeyOrigin({ profileName: 'default', apiKeyFrom: 'flag' })).toBe('That key came from --api-key.')
+    expect(describeApiKeyOrigin({ profileName: 'default', apiKeyFrom: 'environment' })).toBe('That key came from BULA_API_KEY.')
+    expect(describeApiKeyOrigin({ profileName: 'ci', apiKeyFrom: 'profile' })).toMatch(/^That key came from profile "ci": .*`bula login --api-key`\.$/)
+    expect(describeApiKeyOrigin({ profileName: 'default' })).toBeUndefined()
+  })
+
+  it('is added to invalid_api_key only', () => {
+    const origin = 'That key came from --api-key.'
+    expect(withApiKeyOrigin(new ApiError(401, 'invalid_api_key', 'The API key is unknown.'), origin)).toMatchObject({
+      message: `The API key is unknown. ${origin}`,
+    })
+    const other = new ApiError(0, 'connection_failed', 'Could not reach.')
+    expect(withApiKeyOrigin(other, origin)).toBe(other)
   })
 })

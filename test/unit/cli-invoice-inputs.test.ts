@@ -28,8 +28,8 @@ describe('--item', () => {
     expect(() => parseInvoiceItem(input)).toThrow(`Invalid item "${input}": use description:quantity:unit price`)
   })
 
-  it.each(['Kava:two:4', 'Kava:1.5:4', 'Kava:-1:4', 'Kava::4'])('refuses %j, whose quantity is not a whole number', (input) => {
-    expect(() => parseInvoiceItem(input)).toThrow(/the quantity ".*" is not a whole number/)
+  it.each(['Kava:two:4', 'Kava:1.5:4', 'Kava:-1:4', 'Kava::4', 'Kava:0:4', 'Kava:00:4'])('refuses %j, whose quantity is not a whole number of 1 or more', (input) => {
+    expect(() => parseInvoiceItem(input)).toThrow(/the quantity ".*" must be a whole number of 1 or more/)
   })
 
   it.each(['Kava:2:45.505', 'Kava:2:FJD 5', 'Kava:2:', 'Kava:2:-1'])('refuses %j with the amount rule', (input) => {
