@@ -1,6 +1,7 @@
-import { createReadStream, fstatSync } from 'node:fs'
+import { fstatSync } from 'node:fs'
 import { stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { readAtMost, readFailure, readFileAtMost } from '../bounded-read.js'
 import { byteSize } from '../byte-size.js'
 import { ApiError } from '../errors.js'
 import { makePrivate } from '../private-file.js'
@@ -13,29 +14,13 @@ export const STANDARD_STREAM = '-'
 export const inputName = (file: string): string => (file === STANDARD_STREAM ? 'standard input' : file)
 
 /**
- * The chunks' bytes, or undefined once there are more than `maxBytes`: a
- * device such as /dev/zero, or a program writing into a pipe, may never end.
- * Leaving the loop early closes the stream.
- */
-async function readAtMost(chunks: AsyncIterable<Buffer>, maxBytes: number): Promise<Buffer | undefined> {
-  const read: Buffer[] = []
-  let total = 0
-  for await (const chunk of chunks) {
-    total += chunk.length
-    if (total > maxBytes) return undefined
-    read.push(chunk)
-  }
-  return Buffer.concat(read)
-}
-
-/**
  * A file the CLI could not read, as every command reports it: `file_unreadable`
  * naming it, and the flag or argument. `error` is what reading it threw, or
  * the reason in words when nothing did; `hint`, what to do instead, follows
  * the reason after a semicolon.
  */
 export function fileUnreadable(name: string, error: unknown, param: string, hint?: string): ApiError {
-  const reason = typeof error === 'string' ? error : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message
+  const reason = typeof error === 'string' ? error : readFailure(error)
   return new ApiError(0, 'file_unreadable', `Cannot read ${name}: ${reason}${hint === undefined ? '.' : `; ${hint}`}`, param)
 }
 
@@ -59,8 +44,7 @@ export async function readJsonFile(
   if (fromStdin && stdin.isTTY) throw usageError(`Standard input is a terminal: ${pipeIt}`)
   let bytes: Buffer | undefined
   try {
-    // Chunks of 1 MiB: a 16 MiB file in 16 reads.
-    bytes = await readAtMost((fromStdin ? stdin : createReadStream(file, { highWaterMark: 1024 * 1024 })) as AsyncIterable<Buffer>, maxBytes)
+    bytes = fromStdin ? await readAtMost(stdin as AsyncIterable<Buffer>, maxBytes) : await readFileAtMost(file, maxBytes)
   } catch (error) {
     throw fileUnreadable(name, error, param)
   }

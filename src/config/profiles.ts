@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
+import { readFailure, readFileAtMost } from '../bounded-read.js'
+import { byteSize } from '../byte-size.js'
 import { ApiError } from '../errors.js'
 import { maskedKey } from '../key-mask.js'
 import { parseConfig, type BulaConfig, type Profile } from './config-schema.js'
@@ -34,16 +36,23 @@ export function configDir(env: Env = process.env): string {
 
 export const configPath = (env: Env = process.env): string => join(configDir(env), 'config.json')
 
+/** More than profiles ever take: a config named as /dev/zero was read to 680 MB before it failed. */
+const MAX_CONFIG_BYTES = 1024 * 1024
+
 /** The config file's contents; an empty config when the file does not exist yet. */
 export async function loadConfig(env: Env = process.env): Promise<BulaConfig> {
   const file = configPath(env)
-  let text: string
+  let bytes: Buffer | undefined
   try {
-    text = await readFile(file, 'utf8')
+    bytes = await readFileAtMost(file, MAX_CONFIG_BYTES)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} }
-    throw new ApiError(0, 'invalid_config', `Cannot read ${file}: ${(error as Error).message}`)
+    throw new ApiError(0, 'invalid_config', `Cannot read ${file}: ${readFailure(error)}.`)
   }
+  if (bytes === undefined) {
+    throw new ApiError(0, 'invalid_config', `${file} is larger than ${byteSize(MAX_CONFIG_BYTES)}, which no bula config is. Fix it or delete it to start over.`)
+  }
+  const text = bytes.toString('utf8')
   let json: unknown
   try {
     json = JSON.parse(text)

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm, symlink, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -115,6 +115,17 @@ describe('saveProfile and loadConfig', () => {
     await mkdir(join(dir, 'bula'))
     await writeFile(join(dir, 'bula', 'config.json'), JSON.stringify(json))
     await expect(loadConfig(env)).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining(message) })
+  })
+
+  it('refuses a config that is a folder, or a device that never ends, naming it, without reading it all', async () => {
+    await mkdir(join(dir, 'bula', 'config.json'), { recursive: true })
+    await expect(loadConfig(env)).rejects.toMatchObject({ code: 'invalid_config', message: `Cannot read ${join(dir, 'bula', 'config.json')}: it is a folder.` })
+    await rm(join(dir, 'bula', 'config.json'), { recursive: true })
+    await symlink('/dev/zero', join(dir, 'bula', 'config.json'))
+    await expect(loadConfig(env)).rejects.toMatchObject({
+      code: 'invalid_config',
+      message: `${join(dir, 'bula', 'config.json')} is larger than 1 MiB, which no bula config is. Fix it or delete it to start over.`,
+    })
   })
 
   it('reads a file without profiles as one with none, keeping fields a newer bula wrote', async () => {

@@ -182,6 +182,16 @@ describe('runFixtureFiles', () => {
     await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringMatching(/at steps\[0\]\.body: nests objects and arrays more than 64 levels deep/) })
   })
 
+  it('refuses a fixture that is a folder, or a device that never ends, naming it, without reading it all', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'bula-fixture-folder-'))
+    await expect(loadFixture(folder)).rejects.toMatchObject({ code: 'invalid_fixture', message: `Cannot read the fixture ${folder}: it is a folder.` })
+    await rm(folder, { recursive: true })
+    await expect(loadFixture('/dev/zero')).rejects.toMatchObject({
+      code: 'invalid_fixture',
+      message: 'Cannot read the fixture /dev/zero: it is larger than 16 MiB, which no fixture needs.',
+    })
+  })
+
   it('refuses an expected status that is not an error', async () => {
     const file = await write('status.json', { steps: [{ method: 'GET', path: '/x', expect: { status: 200 } }] })
     await expect(loadFixture(file)).rejects.toMatchObject({ code: 'invalid_fixture', message: expect.stringContaining('at steps[0].expect.status') })
