@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../src/cli/base-command.js'
+import { simulatorPageUrl } from '../src/cli/page-url.js'
 import type { DashboardLoginLink } from '../src/schemas/index.js'
 
 export default class Dashboard extends BaseCommand<DashboardLoginLink> {
@@ -23,8 +24,9 @@ export default class Dashboard extends BaseCommand<DashboardLoginLink> {
 
   async run(): Promise<DashboardLoginLink> {
     const { flags } = await this.parse(Dashboard)
-    const link = await (await this.client(flags)).createDashboardLoginLink()
-    if (!this.jsonEnabled()) await this.openOrPrint(link.url, flags.print)
+    const client = await this.client(flags)
+    const link = await client.createDashboardLoginLink()
+    if (!this.jsonEnabled()) await this.openOrPrint(simulatorPageUrl(link.url, client.baseUrl, 'url'), flags.print)
     return link
   }
 }

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { invoiceIdArg } from '../../src/cli/invoice-inputs.js'
+import { simulatorPageUrl } from '../../src/cli/page-url.js'
 import type { Invoice } from '../../src/schemas/index.js'
 
 export default class InvoicesOpen extends BaseCommand<Invoice> {
@@ -20,9 +21,10 @@ export default class InvoicesOpen extends BaseCommand<Invoice> {
 
   async run(): Promise<Invoice> {
     const { args, flags } = await this.parse(InvoicesOpen)
-    const invoice = await (await this.client(flags)).getInvoice(args.id)
+    const client = await this.client(flags)
+    const invoice = await client.getInvoice(args.id)
     if (invoice.status === 'draft') this.warn(`Invoice ${invoice.id} is a draft: its page works once it is sent.`)
-    await this.openOrPrint(invoice.url, flags.print)
+    if (!this.jsonEnabled()) await this.openOrPrint(simulatorPageUrl(invoice.url, client.baseUrl, 'url'), flags.print)
     return invoice
   }
 }

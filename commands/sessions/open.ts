@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { simulatorPageUrl } from '../../src/cli/page-url.js'
 import type { CheckoutSession } from '../../src/schemas/index.js'
 
 export default class SessionsOpen extends BaseCommand<CheckoutSession> {
@@ -24,8 +25,9 @@ export default class SessionsOpen extends BaseCommand<CheckoutSession> {
 
   async run(): Promise<CheckoutSession> {
     const { args, flags } = await this.parse(SessionsOpen)
-    const session = await (await this.client(flags)).getCheckoutSession(args.id)
-    await this.openOrPrint(session.hostedUrl, flags.print)
+    const client = await this.client(flags)
+    const session = await client.getCheckoutSession(args.id)
+    if (!this.jsonEnabled()) await this.openOrPrint(simulatorPageUrl(session.hostedUrl, client.baseUrl, 'hostedUrl'), flags.print)
     return session
   }
 }

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Got, Method, RequestError, Response as GotResponse } from 'got'
 import type { z } from 'zod'
+import { byteSize } from '../byte-size.js'
 import { ApiError } from '../errors.js'
 import { packageRoot } from '../package-root.js'
 import type {
@@ -118,7 +119,7 @@ export interface BulaClientOptions {
   retries?: number
   /** Longest `Retry-After` waited for before a retry, in ms (default 15 s); a longer one fails at once with the 429. */
   maxRetryAfterMs?: number
-  /** Gives up on a request after this long, in ms (default 60 s: a clock advance may wait on receivers). */
+  /** Gives up on a request after this long, in ms (default DEFAULT_TIMEOUT_MS, 60 s: a clock advance may wait on receivers). */
   timeoutMs?: number
   /** Called with a line per request, answer and retry (`bula … --verbose`). */
   log?: (line: string) => void
@@ -138,6 +139,25 @@ export interface RequestOptions {
   /** Resolve with the raw bytes of a 2xx body instead of parsed JSON (the invoice PDF); errors are JSON still. */
   binary?: boolean
 }
+
+/**
+ * How long a request may take, answer included, unless `timeoutMs` says
+ * otherwise: 60 s, because a clock advance may wait on receivers. `bula
+ * conformance` gives its requests the same.
+ */
+export const DEFAULT_TIMEOUT_MS = 60_000
+
+/**
+ * The most of one answer the client reads, JSON or bytes, before it gives up
+ * on it as unexpected_response. The largest answers the simulator gives are
+ * a merchant's state export (`bula state export`), which can pass 16 MiB
+ * (an import takes up to 16 MiB, and the merchant's objects keep growing
+ * after it), the pages of an events export and an invoice PDF; 64 MiB leaves
+ * room for all of them, while
+ * a server streaming gigabytes no longer takes the CLI's memory with it (a
+ * 2 GB JSON string took 6.3 GB and ended in ERR_STRING_TOO_LONG).
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024
 
 /** A key for one logical create/send/void: a retry of that operation must reuse it. */
 export const newIdempotencyKey = (): string => randomUUID()
@@ -206,7 +226,7 @@ export class BulaClient {
     this.userAgent = options.userAgent
     this.retries = options.retries ?? 2
     this.maxRetryAfterMs = options.maxRetryAfterMs ?? 15_000
-    this.timeoutMs = options.timeoutMs ?? 60_000
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     this.log = options.log
   }
 
@@ -238,6 +258,7 @@ export class BulaClient {
     try {
       response = await this.send(url, options, headers)
     } catch (error) {
+      if (error instanceof ApiError) throw error
       const code = (error as RequestError).code
       if (CONNECT_ERROR_CODES.has(code)) throw new ApiError(0, 'connection_failed', `Could not reach the simulator at ${this.baseUrl}. ${this.startHint()}`)
       if (code === 'ETIMEDOUT') throw new ApiError(0, 'timeout', `${options.method} ${url} got no answer within ${this.timeoutMs / 1000} s.`)
@@ -269,12 +290,29 @@ export class BulaClient {
    * reads error envelopes), no redirects followed. Retried only when sending
    * it again cannot do a thing twice: a GET, or a write with an
    * Idempotency-Key (the simulator answers a repeat with the stored result).
+   * An answer over MAX_ANSWER_BYTES is refused as soon as its Content-Length
+   * or, when chunked, the bytes read so far say so, and is not sent again.
    */
   private async send(url: string, options: RequestOptions, headers: Record<string, string>): Promise<GotResponse<Uint8Array>> {
+    const tooLarge = new AbortController()
+    try {
+      return await this.sendWithGot(url, options, headers, tooLarge)
+    } catch (error) {
+      if (!tooLarge.signal.aborted) throw error
+      const status = (error as RequestError).response?.statusCode ?? 0
+      throw new ApiError(
+        status,
+        'unexpected_response',
+        `${options.method} ${url} answered HTTP ${status} with more than ${byteSize(MAX_ANSWER_BYTES)}, the most bula reads of one answer. Is ${this.baseUrl} a bula simulator?`,
+      )
+    }
+  }
+
+  private sendWithGot(url: string, options: RequestOptions, headers: Record<string, string>, tooLarge: AbortController): Promise<GotResponse<Uint8Array>> {
     const got = loadGot()
     const repeatable = options.method === 'GET' || options.idempotencyKey !== undefined
     const log = this.log
-    return got(url, {
+    const request = got(url, {
       method: options.method as Method,
       headers,
       searchParams: definedEntries(options.query),
@@ -283,6 +321,7 @@ export class BulaClient {
       throwHttpErrors: false,
       followRedirect: false,
       timeout: { request: this.timeoutMs },
+      signal: tooLarge.signal,
       retry: {
         limit: repeatable ? this.retries : 0,
         methods: [options.method as Method],
@@ -313,6 +352,11 @@ export class BulaClient {
           }
         : {},
     })
+    // Every chunk reports the bytes read and the Content-Length, if any: the first one is enough to refuse a declared size.
+    request.on('downloadProgress', ({ transferred, total }) => {
+      if (Math.max(transferred, total ?? 0) > MAX_ANSWER_BYTES) tooLarge.abort()
+    })
+    return request
   }
 
   health(): Promise<Health> {

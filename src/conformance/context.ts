@@ -33,6 +33,8 @@ export interface Target {
   webhookEndpointsPath: string
   receiver?: WebhookReceiver
   deliveryTimeoutMs: number
+  /** How long one exchange may take: a target that never answers fails the case instead of holding the run. */
+  timeoutMs: number
   /** Called with a line per exchange (`--verbose`). */
   log?: (line: string) => void
 }
@@ -86,7 +88,7 @@ export class CaseContext {
 
   /** A client with another key; `label` is how the recording names it. */
   as(key: string | undefined, label: string): ConformanceClient {
-    return new ConformanceClient(this.target.baseUrl, key, label, this.steps, (path) => this.route(path), this.target.log)
+    return new ConformanceClient(this.target.baseUrl, key, label, this.steps, (path) => this.route(path), this.target)
   }
 
   /** Another merchant of its own, through `/_sim` signup. */
@@ -160,7 +162,7 @@ export class SimControls {
   constructor(private readonly t: CaseContext) {}
 
   private client(key = this.t.merchant.secret): ConformanceClient {
-    return new ConformanceClient(this.t.target.baseUrl, key, 'secret', undefined, undefined, this.t.target.log)
+    return new ConformanceClient(this.t.target.baseUrl, key, 'secret', undefined, undefined, this.t.target)
   }
 
   private need(): void {

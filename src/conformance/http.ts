@@ -1,3 +1,6 @@
+import { DEFAULT_TIMEOUT_MS } from '../client/bula-client.js'
+import { ApiError } from '../errors.js'
+
 /** One step of a case as recorded: an HTTP exchange, a webhook delivery received, or a `/_sim` control used. */
 export type RecordedStep =
   | {
@@ -33,6 +36,36 @@ export interface CallOptions {
   record?: RecordMode
 }
 
+/** How the exchanges of a run go: how long each may take, and who hears of them. */
+export interface ExchangeOptions {
+  /** Gives up on an exchange, answer included, after this long (default: the CLI client's 60 s). */
+  timeoutMs?: number
+  /** Called with a line per exchange (`--verbose`). */
+  log?: (line: string) => void
+}
+
+/**
+ * The answer to a request, whole: its body read as text or bytes before the
+ * timeout, with the same signal, so a target that sends headers and then
+ * stalls fails as one that never answers does. A redirect is the answer,
+ * not followed: a case judges what the target itself said.
+ */
+export async function exchange(
+  url: string,
+  init: RequestInit & { asBytes?: (response: Response) => boolean },
+  timeoutMs: number,
+): Promise<{ response: Response; text: string; bytes?: Uint8Array }> {
+  const { asBytes, ...request } = init
+  try {
+    const response = await fetch(url, { ...request, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
+    if (asBytes?.(response)) return { response, text: '', bytes: new Uint8Array(await response.arrayBuffer()) }
+    return { response, text: await response.text() }
+  } catch (error) {
+    if ((error as Error).name !== 'TimeoutError') throw error
+    throw new ApiError(0, 'timeout', `${request.method ?? 'GET'} ${url} got no answer within ${timeoutMs / 1000} s.`)
+  }
+}
+
 /** One key (or none) at one target, recording every exchange into the case's steps. */
 export class ConformanceClient {
   constructor(
@@ -43,8 +76,7 @@ export class ConformanceClient {
     private readonly steps: RecordedStep[] | undefined,
     /** Paths starting with these are spelled as the target wants them (`/api-keys` or `/v1/api-keys`). */
     private readonly route: (path: string) => string = (path) => path,
-    /** Called with a line per exchange (`--verbose`). */
-    private readonly log?: (line: string) => void,
+    private readonly options: ExchangeOptions = {},
   ) {}
 
   get = (path: string, options: CallOptions = {}) => this.call('GET', path, options)
@@ -62,13 +94,15 @@ export class ConformanceClient {
     if (options.body !== undefined) payload = JSON.stringify(options.body)
     if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json'
     const started = performance.now()
-    const response = await fetch(`${this.baseUrl}${routed}`, { method, headers, body: payload, redirect: 'manual' })
-    this.log?.(`${method} ${routed} (${this.label}) → ${response.status} in ${Math.round(performance.now() - started)} ms`)
-    const contentType = response.headers.get('content-type') ?? ''
-    const mediaType = contentType.split(';')[0]!.trim()
+    const { response, text, bytes } = await exchange(
+      `${this.baseUrl}${routed}`,
+      { method, headers, body: payload, asBytes: (answered) => !isTextual(mediaTypeOf(answered)) },
+      this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    )
+    this.options.log?.(`${method} ${routed} (${this.label}) → ${response.status} in ${Math.round(performance.now() - started)} ms`)
+    const mediaType = mediaTypeOf(response)
     let answer: Answer
-    if (mediaType === 'application/json' || mediaType.startsWith('text/') || mediaType === '') {
-      const text = await response.text()
+    if (bytes === undefined) {
       let body: unknown
       try {
         body = text.length > 0 ? JSON.parse(text) : undefined
@@ -77,7 +111,6 @@ export class ConformanceClient {
       }
       answer = { status: response.status, headers: response.headers, body, text, what: `${method} ${path}` }
     } else {
-      const bytes = new Uint8Array(await response.arrayBuffer())
       answer = { status: response.status, headers: response.headers, body: undefined, text: '', bytes, what: `${method} ${path}` }
     }
     const record = options.record ?? 'full'
@@ -96,6 +129,11 @@ export class ConformanceClient {
     return answer
   }
 }
+
+const mediaTypeOf = (response: Response): string => (response.headers.get('content-type') ?? '').split(';')[0]!.trim()
+
+/** Read as text (and JSON when it parses): JSON, any `text/`, or no type at all. */
+const isTextual = (mediaType: string): boolean => mediaType === 'application/json' || mediaType.startsWith('text/') || mediaType === ''
 
 /** A value's shape: each leaf as its type, each array as its first element's shape. */
 export function shapeOf(value: unknown): unknown {

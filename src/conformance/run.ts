@@ -1,7 +1,8 @@
+import { DEFAULT_TIMEOUT_MS } from '../client/bula-client.js'
 import { ApiError } from '../errors.js'
 import { CASES, sectionOf } from './cases/index.js'
 import { CaseContext, CaseFailure, CaseSkip, type MerchantKeys, type Target, type Tier } from './context.js'
-import { ConformanceClient } from './http.js'
+import { ConformanceClient, type Answer } from './http.js'
 import { WebhookReceiver } from './receiver.js'
 import { compareRecordings, readRecording, writeRecording } from './snapshots.js'
 import { normalizeSteps } from './transformers.js'
@@ -22,22 +23,30 @@ export function selectCases(only: readonly string[] = []): ConformanceCase[] {
   return CASES.filter((item) => only.includes(item.id) || only.includes(sectionOf(item.id)))
 }
 
-/** Whether the target has the simulator's `/_sim` controls; a target that cannot be reached stops the run. */
-async function probeSim(baseUrl: string): Promise<boolean> {
-  let response: Response
+/**
+ * Whether the target has the simulator's `/_sim` controls. A target that
+ * cannot be reached, does not answer in time or redirects stops the run: the
+ * redirect is not followed, since the suite would then judge another host.
+ */
+async function probeSim(baseUrl: string, timeoutMs: number): Promise<boolean> {
+  let answer: Answer
   try {
-    response = await fetch(`${baseUrl}/_sim/health`, { headers: { accept: 'application/json' } })
+    answer = await new ConformanceClient(baseUrl, undefined, 'none', undefined, undefined, { timeoutMs }).get('/_sim/health')
   } catch (error) {
+    if (error instanceof ApiError) throw error
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message
     throw new ApiError(0, 'connection_failed', `Could not reach ${baseUrl} (${cause}). Is it running? \`npx bula serve\` starts the simulator.`)
   }
-  const body = (await response.json().catch(() => undefined)) as { status?: string } | undefined
-  return response.status === 200 && body?.status === 'ok'
+  if (answer.status >= 300 && answer.status < 400) {
+    const location = JSON.stringify(answer.headers.get('location') ?? '')
+    throw setupError(`GET ${baseUrl}/_sim/health answered ${answer.status}, a redirect to ${location}: the suite follows no redirect, so give the base URL that answers itself.`)
+  }
+  return answer.status === 200 && (answer.body as { status?: unknown } | undefined)?.status === 'ok'
 }
 
 /** `/x` when the target answers it, else `/v1/x`: the spec leaves the prefix of keys and endpoints open. */
-async function managementPath(baseUrl: string, key: string, path: string): Promise<string> {
-  const answer = await new ConformanceClient(baseUrl, key, 'secret', undefined).get(path)
+async function managementPath(baseUrl: string, key: string, path: string, timeoutMs: number): Promise<string> {
+  const answer = await new ConformanceClient(baseUrl, key, 'secret', undefined, undefined, { timeoutMs }).get(path)
   return answer.status === 404 ? `/v1${path}` : path
 }
 
@@ -70,7 +79,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const started = performance.now()
   const baseUrl = options.baseUrl.replace(/\/+$/, '')
   const cases = selectCases(options.only)
-  const sim = await probeSim(baseUrl)
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const sim = await probeSim(baseUrl, timeoutMs)
 
   // With /_sim every case signs up its own merchant, so the given keys (say, a profile's) are neither used nor checked.
   let given: MerchantKeys | undefined
@@ -78,14 +88,14 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     if (!options.apiKey) throw setupError(`${baseUrl} has no /_sim to sign up merchants with: give a test secret key with --api-key (and --publishable-key).`)
     if (!options.apiKey.startsWith('sk_test_')) throw setupError('The suite creates, cancels and rotates objects, so it runs with a test secret key (sk_test_…) only.')
     if (options.publishableKey !== undefined && !options.publishableKey.startsWith('pk_test_')) throw setupError('--publishable-key must be a test publishable key (pk_test_…).')
-    const me = await new ConformanceClient(baseUrl, options.apiKey, 'secret', undefined).get('/v1/merchants/me')
+    const me = await new ConformanceClient(baseUrl, options.apiKey, 'secret', undefined, undefined, { timeoutMs }).get('/v1/merchants/me')
     if (me.status !== 200) throw setupError(`${baseUrl} refused the API key: GET /v1/merchants/me answered ${me.status}.`)
     given = { secret: options.apiKey, publishable: options.publishableKey, tier: (me.body as { tier: Tier }).tier }
   }
 
   const signup = async (tier: Tier): Promise<MerchantKeys> => {
     if (!sim) throw new CaseSkip('needs the simulator\'s /_sim signup for another merchant')
-    const answer = await new ConformanceClient(baseUrl, undefined, 'none', undefined).post('/_sim/merchants', {
+    const answer = await new ConformanceClient(baseUrl, undefined, 'none', undefined, undefined, { timeoutMs }).post('/_sim/merchants', {
       email: 'conformance@bula.test',
       name: `Conformance ${tier}`,
       tier,
@@ -103,10 +113,11 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     baseUrl,
     sim,
     local,
-    apiKeysPath: await managementPath(baseUrl, probeKey, '/api-keys'),
-    webhookEndpointsPath: await managementPath(baseUrl, probeKey, '/webhook-endpoints'),
+    apiKeysPath: await managementPath(baseUrl, probeKey, '/api-keys', timeoutMs),
+    webhookEndpointsPath: await managementPath(baseUrl, probeKey, '/webhook-endpoints', timeoutMs),
     receiver,
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 5000,
+    timeoutMs,
     log: options.log,
   }
 

@@ -82,6 +82,8 @@ export interface ConformanceOptions {
   compare?: string
   /** How long to wait for a webhook delivery (default 5 s). */
   deliveryTimeoutMs?: number
+  /** How long one exchange (answer included) may take before it fails as a timeout (default 60 s, as the CLI's client). */
+  timeoutMs?: number
   /** Called with a line per HTTP exchange. */
   log?: (line: string) => void
   /** Called as each case ends, for progress output. */

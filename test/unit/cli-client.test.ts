@@ -1,7 +1,7 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { BulaClient, newIdempotencyKey, retryDelay } from '../../src/client/bula-client.js'
+import { BulaClient, MAX_ANSWER_BYTES, newIdempotencyKey, retryDelay } from '../../src/client/bula-client.js'
 import { ApiError } from '../../src/errors.js'
 
 interface Seen {
@@ -15,8 +15,12 @@ interface Reply {
   status: number
   body: string
   headers?: Record<string, string>
-  /** Break the connection instead of answering, or never answer. */
-  fault?: 'reset' | 'hang'
+  /**
+   * Break the connection instead of answering, or never answer; or answer
+   * more than the client reads: a Content-Length over it (then stall), or a
+   * chunked JSON string past it, as long as the client keeps reading.
+   */
+  fault?: 'reset' | 'hang' | 'huge-length' | 'huge-stream'
 }
 
 /** A stand-in server answering each request with the next queued reply, then with `reply`. */
@@ -35,6 +39,11 @@ beforeAll(async () => {
       const next = queue.shift() ?? reply
       if (next.fault === 'reset') return request.socket.destroy()
       if (next.fault === 'hang') return
+      if (next.fault === 'huge-length') {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_ANSWER_BYTES + 1) })
+        return response.write('{"x":"')
+      }
+      if (next.fault === 'huge-stream') return streamForever(response)
       response.writeHead(next.status, { 'content-type': 'application/json', ...next.headers })
       response.end(next.body)
     })
@@ -42,6 +51,22 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })
+
+/** Writes `{"x":"aaa…` in 1 MiB chunks until the client hangs up, counting what went out. */
+let streamed = 0
+function streamForever(response: ServerResponse): void {
+  const chunk = Buffer.alloc(1024 * 1024, 'a')
+  response.writeHead(200, { 'content-type': 'application/json' })
+  response.write('{"x":"')
+  const pump = (): void => {
+    while (!response.destroyed) {
+      streamed += chunk.length
+      if (!response.write(chunk)) return void response.once('drain', pump)
+    }
+  }
+  response.once('close', () => response.removeAllListeners('drain'))
+  pump()
+}
 
 afterAll(async () => {
   server.closeAllConnections()
@@ -130,6 +155,29 @@ describe('BulaClient', () => {
       status: 502,
       code: 'unexpected_response',
     })
+  })
+
+  it('refuses an answer whose Content-Length is over the limit before reading it', async () => {
+    reply = { status: 200, body: '', fault: 'huge-length' }
+    const error = await failure(new BulaClient({ baseUrl, apiKey: 'sk_test_abc', timeoutMs: 5_000 }).getMe())
+    expect(error).toMatchObject({
+      status: 200,
+      code: 'unexpected_response',
+      message: `GET ${baseUrl}/v1/merchants/me answered HTTP 200 with more than 64 MiB, the most bula reads of one answer. Is ${baseUrl} a bula simulator?`,
+    })
+    // Not sent again: a GET is retried after a broken connection, not after an answer too large to read.
+    expect(seen).toHaveLength(1)
+  })
+
+  it('stops reading a chunked answer once it passes the limit', async () => {
+    streamed = 0
+    reply = { status: 200, body: '', fault: 'huge-stream' }
+    const error = await failure(new BulaClient({ baseUrl, apiKey: 'sk_test_abc' }).getMe())
+    expect(error).toMatchObject({ status: 200, code: 'unexpected_response', message: expect.stringContaining('with more than 64 MiB') })
+    expect(seen).toHaveLength(1)
+    // What the sockets' buffers held beyond the limit, not the gigabytes a server may keep sending.
+    await expect.poll(() => streamed).toBeGreaterThan(MAX_ANSWER_BYTES)
+    expect(streamed).toBeLessThan(MAX_ANSWER_BYTES + 32 * 1024 * 1024)
   })
 
   const unavailable: Reply = { status: 503, body: JSON.stringify({ error: { code: 'storage_unavailable', message: 'disk full' } }) }

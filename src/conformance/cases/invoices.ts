@@ -1,4 +1,5 @@
 import type { CaseContext } from '../context.js'
+import { exchange } from '../http.js'
 import {
   addDays,
   createInvoice,
@@ -251,8 +252,8 @@ export const invoiceCases = defineCases([
       t.expectStatus(pdf, 200)
       t.check((pdf.headers.get('content-type') ?? '').startsWith('application/octet-stream'), `the PDF is ${pdf.headers.get('content-type')}`)
       t.check(pdf.bytes !== undefined && Buffer.from(pdf.bytes.subarray(0, 5)).toString('latin1') === '%PDF-', 'the body is not a PDF')
-      const response = await fetch(sent.pdfUrl!, { headers: { authorization: `Bearer ${t.merchant.secret}` } })
-      const bytes = Buffer.from(await response.arrayBuffer())
+      const { response, bytes: pdfBytes } = await exchange(sent.pdfUrl!, { headers: { authorization: `Bearer ${t.merchant.secret}` }, asBytes: () => true }, t.target.timeoutMs)
+      const bytes = Buffer.from(pdfBytes ?? [])
       t.steps.push({ request: { method: 'GET', path: '<pdfUrl>', auth: 'secret' }, response: { status: response.status, body: '<bytes>' } })
       t.check(response.status === 200 && bytes.subarray(0, 5).toString('latin1') === '%PDF-', `pdfUrl answered ${response.status} without a PDF`)
     },

@@ -1,5 +1,5 @@
 import type { CaseContext } from '../context.js'
-import type { ConformanceClient } from '../http.js'
+import { exchange, type ConformanceClient } from '../http.js'
 import type { ConformanceCase } from '../types.js'
 
 // What the cases read back from the target: only the fields they check.
@@ -102,13 +102,15 @@ export function expectInvalid(t: CaseContext, answers: readonly [what: string, a
 
 /** A page the customer opens (hostedUrl, an Invoice url): fetched without a key, recorded by status and type only. */
 export async function openPage(t: CaseContext, url: string, init: { method?: string; form?: Record<string, string> } = {}) {
-  const response = await fetch(url, {
-    method: init.method ?? 'GET',
-    redirect: 'manual',
-    headers: init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
-    body: init.form ? new URLSearchParams(init.form).toString() : undefined,
-  })
-  const text = await response.text()
+  const { response, text } = await exchange(
+    url,
+    {
+      method: init.method ?? 'GET',
+      headers: init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+      body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+    },
+    t.target.timeoutMs,
+  )
   t.steps.push({
     request: { method: init.method ?? 'GET', path: '<page>', auth: 'none', ...(init.form ? { body: init.form } : {}) },
     response: { status: response.status, contentType: (response.headers.get('content-type') ?? '').split(';')[0]!.trim(), body: text ? '<text>' : undefined },
