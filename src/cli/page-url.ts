@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js'
+import { printable } from '../terminal-text.js'
 
 /**
  * Host names of this machine. A simulator builds its links from the address
@@ -22,7 +23,7 @@ export function simulatorPageUrl(url: string, baseUrl: string, field: string): s
   throw new ApiError(
     0,
     'unexpected_response',
-    `The simulator at ${baseUrl} answered a ${field} that bula does not open: ${escapedForTerminal(url)}. ` +
+    `The simulator at ${baseUrl} answered a ${field} that bula does not open: "${printable(url)}". ` +
       `Only an http(s) URL of ${new URL(baseUrl).origin} is opened or printed.`,
   )
 }
@@ -36,12 +37,4 @@ function isSimulatorPage(url: string, base: URL): boolean {
   if (page.username !== '' || page.password !== '') return false
   if (page.origin === base.origin) return true
   return page.protocol === base.protocol && page.port === base.port && THIS_MACHINE.has(page.hostname) && THIS_MACHINE.has(base.hostname)
-}
-
-/**
- * A JSON string, with the characters JSON leaves raw that a terminal acts on
- * (DEL, the C1 controls such as CSI, bidirectional overrides) escaped too.
- */
-function escapedForTerminal(text: string): string {
-  return JSON.stringify(text).replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
