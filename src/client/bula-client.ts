@@ -235,7 +235,7 @@ export class BulaClient {
     const { hostname, port, protocol } = new URL(this.baseUrl)
     const local = ['127.0.0.1', 'localhost', '[::1]'].includes(hostname)
     if (!local || protocol !== 'http:') return `Is the simulator at ${this.baseUrl} running?`
-    return `Start it with \`npx bula serve --port ${port || '80'}\`${hostname === '127.0.0.1' ? '' : ` --host ${hostname.replace(/^\[|\]$/g, '')}`}.`
+    return `Start it with \`npx bula serve --port ${port || '80'}${hostname === '127.0.0.1' ? '' : ` --host ${hostname.replace(/^\[|\]$/g, '')}`}\`.`
   }
 
   async request<T>(options: RequestOptions): Promise<T> {

@@ -256,6 +256,15 @@ describe('BulaClient', () => {
     })
   })
 
+  it('names the --host to start a simulator on another address inside the command it gives', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '::1', resolve))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise((resolve) => closed.close(resolve))
+    const error = await failure(new BulaClient({ baseUrl: `http://[::1]:${port}`, apiKey: 'sk_test_abc' }).getMe())
+    expect(error).toMatchObject({ code: 'connection_failed', message: `Could not reach the simulator at http://[::1]:${port}. Start it with \`npx bula serve --port ${port} --host ::1\`.` })
+  })
+
   it.each(['127.0.0.1:4111', 'ftp://x', 'not a url'])('refuses the base URL %j', (url) => {
     expect(() => new BulaClient({ baseUrl: url })).toThrow(ApiError)
   })
