@@ -1,4 +1,5 @@
 import { Args, Command, Flags } from '@oclif/core'
+import { readFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import path from 'node:path'
 import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
@@ -70,12 +71,13 @@ export default class Exec extends Command {
       reject: false,
       env: { BULA_BASE_URL: server.baseUrl, BULA_API_KEY: keys.secret, BULA_PUBLISHABLE_KEY: keys.publishable },
     })
-    // Ctrl-C reaches the child through the terminal too; forwarding covers a signal sent to bula alone.
-    // A command that ignores it is killed on the second one: the simulator must always stop (docs/testing-and-ci.md).
+    // Passed on only when the command did not get it already: a second SIGINT is "force quit" to many
+    // tools (Playwright, docker compose). A command that ignores it is killed on the second one,
+    // however it came: the simulator must always stop (docs/testing-and-ci.md).
     let stopsAsked = 0
     const forward = (signal: NodeJS.Signals): void => {
       if (++stopsAsked === 1) {
-        child.kill(signal)
+        if (!sentToTheWholeGroup(signal)) child.kill(signal)
         return
       }
       log(`stopping ${command} with SIGKILL (asked to stop ${stopsAsked} times)`)
@@ -97,3 +99,28 @@ export default class Exec extends Command {
   }
 }
 
+/**
+ * Whether a stop signal bula got went to its whole process group, so to the
+ * command too (execa starts it in bula's group): Ctrl-C or Ctrl-Break from
+ * the terminal. A supervisor's or CI runner's signal, and SIGTERM always
+ * (no terminal sends it), go to bula alone. docs/platforms.md has the rule
+ * of each system.
+ */
+function sentToTheWholeGroup(signal: NodeJS.Signals): boolean {
+  if (signal === 'SIGTERM') return false
+  // Node sees SIGINT and SIGBREAK on Windows only as console events, which reach every process of the console.
+  if (process.platform === 'win32') return true
+  // A program that runs bula and signals it alone mostly gives it a pipe or nothing as stdin; a person at a terminal does not.
+  if (!process.stdin.isTTY) return false
+  let stat: string
+  try {
+    stat = readFileSync('/proc/self/stat', 'utf8')
+  } catch {
+    // No /proc (macOS): a terminal on stdin is the best sign left that a person pressed Ctrl-C.
+    return true
+  }
+  // pid (name) state ppid pgrp session tty_nr tpgid …: the name may hold spaces and ')', so read after the last ')'.
+  const [, , pgrp, , , terminalGroup] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // The terminal signals its foreground group: bula's group, only if it is that one.
+  return pgrp === terminalGroup
+}
