@@ -5,8 +5,8 @@ import { createReadStream } from 'node:fs'
  * device such as /dev/zero, or a program writing into a pipe, may never end.
  * Leaving the loop early closes the stream.
  */
-export async function readAtMost(chunks: AsyncIterable<Buffer>, maxBytes: number): Promise<Buffer | undefined> {
-  const read: Buffer[] = []
+export async function readAtMost(chunks: AsyncIterable<Uint8Array>, maxBytes: number): Promise<Buffer | undefined> {
+  const read: Uint8Array[] = []
   let total = 0
   for await (const chunk of chunks) {
     total += chunk.length

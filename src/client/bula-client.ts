@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Got, Method, RequestError, Response as GotResponse } from 'got'
 import type { z } from 'zod'
+import { readAtMost } from '../bounded-read.js'
 import { byteSize } from '../byte-size.js'
 import { ApiError } from '../errors.js'
 import { packageRoot } from '../package-root.js'
@@ -299,13 +300,16 @@ export class BulaClient {
       return await this.sendWithGot(url, options, headers, tooLarge)
     } catch (error) {
       if (!tooLarge.signal.aborted) throw error
-      const status = (error as RequestError).response?.statusCode ?? 0
-      throw new ApiError(
-        status,
-        'unexpected_response',
-        `${options.method} ${url} answered HTTP ${status} with more than ${byteSize(MAX_ANSWER_BYTES)}, the most bula reads of one answer. Is ${this.baseUrl} a bula simulator?`,
-      )
+      throw this.tooLargeAnswer(options.method, url, (error as RequestError).response?.statusCode ?? 0)
     }
+  }
+
+  private tooLargeAnswer(method: string, url: string, status: number): ApiError {
+    return new ApiError(
+      status,
+      'unexpected_response',
+      `${method} ${url} answered HTTP ${status} with more than ${byteSize(MAX_ANSWER_BYTES)}, the most bula reads of one answer. Is ${this.baseUrl} a bula simulator?`,
+    )
   }
 
   private sendWithGot(url: string, options: RequestOptions, headers: Record<string, string>, tooLarge: AbortController): Promise<GotResponse<Uint8Array>> {
@@ -589,7 +593,10 @@ export class BulaClient {
       throw new ApiError(0, 'network_error', `GET ${url} failed: ${(error as Error).message}`)
     }
     if (response.ok && response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) return response.body
-    const envelope = (await errorEnvelope()).safeParse(parseJson(await response.text()))
+    // A refusal is read as any answer is, up to MAX_ANSWER_BYTES: a server may send one that never ends.
+    const text = response.body ? await readAtMost(response.body, MAX_ANSWER_BYTES) : Buffer.alloc(0)
+    if (text === undefined) throw this.tooLargeAnswer('GET', url, response.status)
+    const envelope = (await errorEnvelope()).safeParse(parseJson(text.toString('utf8')))
     if (!envelope.success) {
       throw new ApiError(response.status, 'unexpected_response', `GET ${url} answered HTTP ${response.status} without an event stream. Is ${this.baseUrl} a bula simulator?`)
     }

@@ -180,6 +180,19 @@ describe('BulaClient', () => {
     expect(streamed).toBeLessThan(MAX_ANSWER_BYTES + 32 * 1024 * 1024)
   })
 
+  it('stops reading an event stream\'s refusal once it passes the limit', async () => {
+    streamed = 0
+    reply = { status: 200, body: '', fault: 'huge-stream' }
+    const error = await failure(new BulaClient({ baseUrl, apiKey: 'sk_test_abc' }).openEventStream())
+    expect(error).toMatchObject({
+      status: 200,
+      code: 'unexpected_response',
+      message: `GET ${baseUrl}/_sim/events/stream answered HTTP 200 with more than 64 MiB, the most bula reads of one answer. Is ${baseUrl} a bula simulator?`,
+    })
+    await expect.poll(() => streamed).toBeGreaterThan(MAX_ANSWER_BYTES)
+    expect(streamed).toBeLessThan(MAX_ANSWER_BYTES + 32 * 1024 * 1024)
+  })
+
   const unavailable: Reply = { status: 503, body: JSON.stringify({ error: { code: 'storage_unavailable', message: 'disk full' } }) }
 
   it('retries a GET after a 503 and a 429 (waiting its Retry-After), then returns the answer', async () => {
