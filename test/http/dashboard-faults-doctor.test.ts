@@ -75,13 +75,23 @@ describe('Doctor page', () => {
     expect(page.html).toContain('1 create retried with a new Idempotency-Key: 1 duplicate Checkout Session made')
     expect(page.html).toContain('[create-retried-with-new-key]')
     expect(page.html).toContain('with key attempt-1: 201')
-    expect(page.html).toMatch(/data-testid="doctor-summary">2 errors, 2 warnings from \d+ requests/)
+    expect(page.html).toMatch(/data-testid="doctor-summary">2 errors, 2 warnings from \d+ requests of your integration/)
     expect(page.html).toContain('aria-current="page"')
 
     await api.post('/_sim/clock/advance', { ms: 2 * 60 * 60 * 1000 })
     const recent = await agent.get('/dashboard/doctor?since=1h')
     expect(recent.html).not.toContain('[create-retried-with-new-key]')
     expect(recent.html).toContain('<option value="1h" selected>')
+  })
+
+  it('says how many of the bula CLI\'s own calls it left out, as bula doctor does', async () => {
+    const { api, agent } = await signedIn()
+    await api.post('/v1/checkout-sessions', { amount: 900, currency: 'FJD' }, { headers: { 'idempotency-key': 'mine' } })
+    for (const key of ['cli-1', 'cli-2']) {
+      await api.post('/v1/checkout-sessions', { amount: 900, currency: 'FJD' }, { headers: { 'idempotency-key': key, 'user-agent': 'bula-tools/0.1.0 linux-x64 node-v24.21.0' } })
+    }
+    const summary = /data-testid="doctor-summary">([^<]*)/.exec((await agent.get('/dashboard/doctor')).html)?.[1]
+    expect(summary).toMatch(/ from \d+ requests of your integration \(2 from the bula CLI left out\), /)
   })
 
   it('says so when there is nothing to find', async () => {

@@ -49,7 +49,7 @@ export function registerDoctorPages(kit: DashboardKit, router: Router): void {
         windows: kit.options(WINDOWS.map((window) => ({ value: window, label: window === '' ? 'Everything kept' : `Last ${formatDuration(parseDuration(window))}` })), since),
         summary:
           `${report.errors} ${report.errors === 1 ? 'error' : 'errors'}, ${report.warnings} ${report.warnings === 1 ? 'warning' : 'warnings'} ` +
-          `from ${checked.requests} requests, ${checked.events} events, ${checked.deliveries} deliveries, ${checked.checkoutSessions} Checkout Sessions and ` +
+          `from ${checked.requests} requests of your integration${checked.bulaCliRequests === 0 ? '' : ` (${checked.bulaCliRequests} from the bula CLI left out)`}, ${checked.events} events, ${checked.deliveries} deliveries, ${checked.checkoutSessions} Checkout Sessions and ` +
           `${checked.webhookEndpoints} webhook endpoints${report.since === null ? '' : ` since ${formatTime(report.since)}`}.`,
         findings: report.findings.length === 0 ? kit.render('empty', { text: 'No findings: nothing in this traffic breaks a rule doctor checks.' }) : kit.join(report.findings.map(finding)),
       }),
