@@ -17,6 +17,11 @@ export class ApiError extends Error {
     this.name = 'ApiError'
   }
 
+  /** The same error told another way: a hint added, or part of the message masked. */
+  withMessage(message: string): ApiError {
+    return new ApiError(this.status, this.code, message, this.param, this.type, this.headers)
+  }
+
   toEnvelope(): ErrorEnvelope {
     const error: ErrorEnvelope['error'] = { code: this.code, message: this.message }
     if (this.param !== undefined) error.param = this.param

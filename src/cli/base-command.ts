@@ -156,5 +156,5 @@ export abstract class BaseCommand<T> extends Command {
 /** The error with the credentials of any URL in its message masked: the client names the base URL it could not reach, as given. */
 function withoutUrlCredentials<E>(error: E): E | ApiError {
   if (!(error instanceof ApiError) || maskUrlCredentials(error.message) === error.message) return error
-  return new ApiError(error.status, error.code, maskUrlCredentials(error.message), error.param, error.type, error.headers)
+  return error.withMessage(maskUrlCredentials(error.message))
 }

@@ -63,7 +63,7 @@ export function formatApiError(error: ApiError, colors: ChalkInstance): string {
 export function withRetryHint(error: unknown, idempotencyKey: string, possibleChange: string): unknown {
   if (!(error instanceof ApiError) || (error.code !== 'network_error' && error.status < 500)) return error
   const hint = ` ${possibleChange}: retry with --idempotency-key ${idempotencyKey}.`
-  return new ApiError(error.status, error.code, error.message + hint, error.param, error.type, error.headers)
+  return error.withMessage(error.message + hint)
 }
 
 /**
@@ -86,7 +86,7 @@ export function describeBaseUrlOrigin({ baseUrl, baseUrlFrom, profileName }: Pic
  */
 export function withConnectionOrigin<E>(error: E, origin: string | undefined): E | ApiError {
   if (!(error instanceof ApiError) || error.code !== 'connection_failed' || origin === undefined) return error
-  return new ApiError(error.status, error.code, `${error.message} ${origin}`, error.param, error.type, error.headers)
+  return error.withMessage(`${error.message} ${origin}`)
 }
 
 /**
@@ -109,5 +109,5 @@ export function describeApiKeyOrigin({ apiKeyFrom, profileName }: Pick<Connectio
 /** invalid_api_key with `origin` (describeApiKeyOrigin) added, so that a stale profile or variable is found. */
 export function withApiKeyOrigin<E>(error: E, origin: string | undefined): E | ApiError {
   if (!(error instanceof ApiError) || error.code !== 'invalid_api_key' || origin === undefined) return error
-  return new ApiError(error.status, error.code, `${error.message} ${origin}`, error.param, error.type, error.headers)
+  return error.withMessage(`${error.message} ${origin}`)
 }
