@@ -1,6 +1,5 @@
+import { isLoopbackHostname } from '../../src/loopback.js'
 import type { Mode } from '../../src/schemas/index.js'
-
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
 
 /**
  * HTTPS everywhere the spec asks for it; test mode also accepts http on
@@ -12,7 +11,7 @@ export function isAllowedUrl(url: string, mode: Mode, allowedHosts: readonly str
   const parsed = new URL(url)
   if (parsed.protocol === 'https:') return true
   if (mode !== 'test' || parsed.protocol !== 'http:') return false
-  return LOOPBACK_NAMES.includes(parsed.hostname) || allowedHosts.includes(parsed.hostname)
+  return isLoopbackHostname(parsed.hostname) || allowedHosts.includes(parsed.hostname)
 }
 
 /** A URL with a user name or password, which fetch refuses to call: a webhook endpoint can never have one. */

@@ -1,12 +1,13 @@
 import { ApiError } from '../errors.js'
+import { isLoopbackHostname } from '../loopback.js'
 import { printable } from '../terminal-text.js'
 
 /**
- * Host names of this machine. A simulator builds its links from the address
- * it listens on (`127.0.0.1`, or `0.0.0.0` in a container), while the CLI
- * may reach it as `localhost`: the same simulator, by another name.
+ * Whether a host name is this machine's. A simulator builds its links from
+ * the address it listens on (`127.0.0.1`, or `0.0.0.0` in a container),
+ * while the CLI may reach it as `localhost`: the same simulator, by another name.
  */
-const THIS_MACHINE = new Set(['localhost', '127.0.0.1', '[::1]', '0.0.0.0', '[::]'])
+const isThisMachine = (hostname: string): boolean => isLoopbackHostname(hostname) || hostname === '0.0.0.0' || hostname === '[::]'
 
 /**
  * `url`, a page link the simulator at `baseUrl` answered in `field` (a
@@ -36,5 +37,5 @@ function isSimulatorPage(url: string, base: URL): boolean {
   // The simulator's links never carry one; in a link shown to be opened, a user name only disguises the host.
   if (page.username !== '' || page.password !== '') return false
   if (page.origin === base.origin) return true
-  return page.protocol === base.protocol && page.port === base.port && THIS_MACHINE.has(page.hostname) && THIS_MACHINE.has(base.hostname)
+  return page.protocol === base.protocol && page.port === base.port && isThisMachine(page.hostname) && isThisMachine(base.hostname)
 }

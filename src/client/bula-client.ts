@@ -5,6 +5,7 @@ import type { Got, Method, RequestError, Response as GotResponse } from 'got'
 import type { z } from 'zod'
 import { readAtMost } from '../bounded-read.js'
 import { byteSize } from '../byte-size.js'
+import { isLoopbackHostname } from '../loopback.js'
 import { ApiError } from '../errors.js'
 import { packageRoot } from '../package-root.js'
 import type {
@@ -234,7 +235,7 @@ export class BulaClient {
   /** How to start a simulator at this client's address, for the connection_failed message. */
   private startHint(): string {
     const { hostname, port, protocol } = new URL(this.baseUrl)
-    const local = ['127.0.0.1', 'localhost', '[::1]'].includes(hostname)
+    const local = isLoopbackHostname(hostname)
     if (!local || protocol !== 'http:') return `Is the simulator at ${this.baseUrl} running?`
     return `Start it with \`npx bula serve --port ${port || '80'}${hostname === '127.0.0.1' ? '' : ` --host ${hostname.replace(/^\[|\]$/g, '')}`}\`.`
   }

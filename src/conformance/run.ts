@@ -1,5 +1,6 @@
 import { DEFAULT_TIMEOUT_MS } from '../client/bula-client.js'
 import { ApiError } from '../errors.js'
+import { isLoopbackHostname } from '../loopback.js'
 import { CASES, sectionOf } from './cases/index.js'
 import { CaseContext, CaseFailure, CaseSkip, type MerchantKeys, type Target, type Tier } from './context.js'
 import { ConformanceClient, type Answer } from './http.js'
@@ -7,8 +8,6 @@ import { WebhookReceiver } from './receiver.js'
 import { compareRecordings, readRecording, writeRecording } from './snapshots.js'
 import { normalizeSteps } from './transformers.js'
 import type { CaseRecording, CaseResult, ConformanceCase, ConformanceOptions, ConformanceResult, Difference, Need } from './types.js'
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 const setupError = (message: string): ApiError => new ApiError(0, 'conformance_setup', message)
 
@@ -106,7 +105,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   }
 
   const probeKey = given?.secret ?? (await signup('business')).secret
-  const local = LOOPBACK.has(new URL(baseUrl).hostname)
+  const local = isLoopbackHostname(new URL(baseUrl).hostname)
   const receiver =
     options.webhookUrl !== undefined || local ? await WebhookReceiver.start({ port: options.webhookPort, publicUrl: options.webhookUrl }) : undefined
   const target: Target = {
