@@ -1,4 +1,6 @@
-import { DEFAULT_TIMEOUT_MS } from '../client/bula-client.js'
+import { readAtMost } from '../bounded-read.js'
+import { byteSize } from '../byte-size.js'
+import { DEFAULT_TIMEOUT_MS, MAX_ANSWER_BYTES } from '../client/bula-client.js'
 import { ApiError } from '../errors.js'
 
 /** One step of a case as recorded: an HTTP exchange, a webhook delivery received, or a `/_sim` control used. */
@@ -58,8 +60,13 @@ export async function exchange(
   const { asBytes, ...request } = init
   try {
     const response = await fetch(url, { ...request, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
-    if (asBytes?.(response)) return { response, text: '', bytes: new Uint8Array(await response.arrayBuffer()) }
-    return { response, text: await response.text() }
+    // As the CLI's client reads one: at most MAX_ANSWER_BYTES, whatever the target keeps sending.
+    const body = response.body ? await readAtMost(response.body, MAX_ANSWER_BYTES) : Buffer.alloc(0)
+    if (body === undefined) {
+      throw new ApiError(0, 'unexpected_response', `${request.method ?? 'GET'} ${url} answered HTTP ${response.status} with more than ${byteSize(MAX_ANSWER_BYTES)}, the most bula reads of one answer.`)
+    }
+    if (asBytes?.(response)) return { response, text: '', bytes: new Uint8Array(body) }
+    return { response, text: body.toString('utf8') }
   } catch (error) {
     if ((error as Error).name !== 'TimeoutError') throw error
     throw new ApiError(0, 'timeout', `${request.method ?? 'GET'} ${url} got no answer within ${timeoutMs / 1000} s.`)
