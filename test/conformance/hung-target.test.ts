@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { MAX_ANSWER_BYTES } from '../../src/client/bula-client.js'
 import { runConformance } from '../../src/conformance/index.js'
+import { answerForever } from '../helpers/endless-answer.js'
 
 /** A stand-in target on loopback answering with `handle`, closed when the test finishes; `seen` lists `host path` of each request. */
 async function standIn(handle: (request: IncomingMessage, response: ServerResponse) => void) {
@@ -63,23 +64,12 @@ describe('bula conformance against a target that does not answer, or redirects',
   })
 
   it('stops reading an answer once it passes the client\'s limit', async () => {
-    let streamed = 0
-    const target = await standIn((_, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' })
-      const chunk = Buffer.alloc(1024 * 1024, 'a')
-      const pump = (): void => {
-        while (!response.destroyed) {
-          streamed += chunk.length
-          if (!response.write(chunk)) return void response.once('drain', pump)
-        }
-      }
-      response.once('close', () => response.removeAllListeners('drain'))
-      pump()
-    })
+    let streamed = (): number => 0
+    const target = await standIn((_, response) => void (streamed = answerForever(response)))
     await expect(runConformance({ baseUrl: target.baseUrl, timeoutMs: 10_000 })).rejects.toMatchObject({
       code: 'unexpected_response',
       message: `GET ${target.baseUrl}/_sim/health answered HTTP 200 with more than 64 MiB, the most bula reads of one answer.`,
     })
-    expect(streamed).toBeLessThan(MAX_ANSWER_BYTES + 32 * 1024 * 1024)
+    expect(streamed()).toBeLessThan(MAX_ANSWER_BYTES + 32 * 1024 * 1024)
   })
 })

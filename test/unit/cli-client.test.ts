@@ -1,7 +1,8 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { BulaClient, MAX_ANSWER_BYTES, newIdempotencyKey, retryDelay } from '../../src/client/bula-client.js'
+import { answerForever } from '../helpers/endless-answer.js'
 import { ApiError } from '../../src/errors.js'
 
 interface Seen {
@@ -43,7 +44,7 @@ beforeAll(async () => {
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_ANSWER_BYTES + 1) })
         return response.write('{"x":"')
       }
-      if (next.fault === 'huge-stream') return streamForever(response)
+      if (next.fault === 'huge-stream') return void (streamed = answerForever(response))
       response.writeHead(next.status, { 'content-type': 'application/json', ...next.headers })
       response.end(next.body)
     })
@@ -52,21 +53,8 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })
 
-/** Writes `{"x":"aaa…` in 1 MiB chunks until the client hangs up, counting what went out. */
-let streamed = 0
-function streamForever(response: ServerResponse): void {
-  const chunk = Buffer.alloc(1024 * 1024, 'a')
-  response.writeHead(200, { 'content-type': 'application/json' })
-  response.write('{"x":"')
-  const pump = (): void => {
-    while (!response.destroyed) {
-      streamed += chunk.length
-      if (!response.write(chunk)) return void response.once('drain', pump)
-    }
-  }
-  response.once('close', () => response.removeAllListeners('drain'))
-  pump()
-}
+/** How much the current endless answer (answerForever) has sent. */
+let streamed = (): number => 0
 
 afterAll(async () => {
   server.closeAllConnections()
@@ -170,18 +158,16 @@ describe('BulaClient', () => {
   })
 
   it('stops reading a chunked answer once it passes the limit', async () => {
-    streamed = 0
     reply = { status: 200, body: '', fault: 'huge-stream' }
     const error = await failure(new BulaClient({ baseUrl, apiKey: 'sk_test_abc' }).getMe())
     expect(error).toMatchObject({ status: 200, code: 'unexpected_response', message: expect.stringContaining('with more than 64 MiB') })
     expect(seen).toHaveLength(1)
     // What the sockets' buffers held beyond the limit, not the gigabytes a server may keep sending.
-    await expect.poll(() => streamed).toBeGreaterThan(MAX_ANSWER_BYTES)
-    expect(streamed).toBeLessThan(MAX_ANSWER_BYTES + 32 * 1024 * 1024)
+    await expect.poll(streamed).toBeGreaterThan(MAX_ANSWER_BYTES)
+    expect(streamed()).toBeLessThan(MAX_ANSWER_BYTES + 32 * 1024 * 1024)
   })
 
   it('stops reading an event stream\'s refusal once it passes the limit', async () => {
-    streamed = 0
     reply = { status: 200, body: '', fault: 'huge-stream' }
     const error = await failure(new BulaClient({ baseUrl, apiKey: 'sk_test_abc' }).openEventStream())
     expect(error).toMatchObject({
@@ -189,8 +175,8 @@ describe('BulaClient', () => {
       code: 'unexpected_response',
       message: `GET ${baseUrl}/_sim/events/stream answered HTTP 200 with more than 64 MiB, the most bula reads of one answer. Is ${baseUrl} a bula simulator?`,
     })
-    await expect.poll(() => streamed).toBeGreaterThan(MAX_ANSWER_BYTES)
-    expect(streamed).toBeLessThan(MAX_ANSWER_BYTES + 32 * 1024 * 1024)
+    await expect.poll(streamed).toBeGreaterThan(MAX_ANSWER_BYTES)
+    expect(streamed()).toBeLessThan(MAX_ANSWER_BYTES + 32 * 1024 * 1024)
   })
 
   const unavailable: Reply = { status: 503, body: JSON.stringify({ error: { code: 'storage_unavailable', message: 'disk full' } }) }
