@@ -75,8 +75,7 @@ const DOCUMENT_START_BYTES = DOCUMENT_INDENT.length + 1
 
 /**
  * `      "id": {...}` or `      "id": {...},` between `start` and `end`: the
- * id (no escapes; others take the general path), where its JSON is (the
- * comma excluded), and whether the comma is there.
+ * id, where its JSON is (the comma excluded), and whether the comma is there.
  */
 export function documentLine(buf: Buffer, start: number, lineEnd: number): [string, number, number, boolean] | null {
   const comma = buf[lineEnd - 1] === COMMA
@@ -84,12 +83,33 @@ export function documentLine(buf: Buffer, start: number, lineEnd: number): [stri
   const idStart = start + DOCUMENT_START_BYTES
   // Ids are short: a loop finds the closing quote sooner than a call to indexOf.
   let quote = idStart
+  let escaped = false
   for (; quote < end; quote++) {
     const byte = buf[quote]!
     if (byte === QUOTE) break
-    // A backslash or a control character would need JSON's unescaping: rare, left to JSON.parse of the whole file.
-    if (byte < SPACE || byte === BACKSLASH) return null
+    if (byte < SPACE) return null
+    // An escape: its next byte (a quote, a backslash) is part of the id. The id is JSON.parse'd below.
+    if (byte === BACKSLASH) {
+      escaped = true
+      quote++
+    }
   }
   if (quote + 3 > end || buf[quote + 1] !== COLON || buf[quote + 2] !== SPACE) return null
-  return [buf.toString('utf8', idStart, quote), quote + 3, end, comma]
+  const id = escaped ? parsedId(buf.toString('utf8', idStart - 1, quote + 1)) : buf.toString('utf8', idStart, quote)
+  return id === null ? null : [id, quote + 3, end, comma]
+}
+
+/**
+ * An id with escapes (a quote, a backslash, a control character: bula's own
+ * ids have none, a file edited by hand may), as JSON reads it; null when it
+ * is not a JSON string. Such a line is still a document line: in a lazy
+ * collection, passed over at start-up, there is no other path to read it.
+ */
+function parsedId(quoted: string): string | null {
+  try {
+    const id: unknown = JSON.parse(quoted)
+    return typeof id === 'string' ? id : null
+  } catch {
+    return null
+  }
 }

@@ -1,4 +1,5 @@
 import { open, readdir, readFile, readlink, writeFile } from 'node:fs/promises'
+import { crc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { openStore, StoreOpenError } from '../../server/store/index.js'
 import { tempDataFile } from './temp-store.js'
@@ -164,6 +165,34 @@ describe('lazy collections', () => {
     expect(store.get('receipts', 'r150')).toEqual(receipt(150))
     expect([...store.values('receipts')].filter((doc) => doc.id !== 'r7')).toEqual(Array.from({ length: 200 }, (_, n) => receipt(n)).filter((doc) => doc.id !== 'r7'))
     await store.close()
+  })
+
+  it('renders a collection over many chunks, whatever its ids, and reads every document back from the new snapshot', async () => {
+    // Ids that JSON must escape, and over 512 KiB of documents: the renderer stops and resumes inside the collection.
+    const odd = ['q"uote', 'back\\slash', 'caf\u00e9', 'tab\there', 'nul\u0000', 'sep\u2028']
+    const large = (n: number): Receipt => ({ id: odd[n] ?? `r${n}`, owner: `o${n % 3}`, body: `${n} ${'z'.repeat(200 + (n % 7))}` })
+    const file = await tempDataFile()
+    const first = await openLazy(file)
+    for (let n = 0; n < 3_000; n++) first.store.put('receipts', large(n))
+    await first.store.close()
+    // Most documents are now in the file, unparsed; those put next are text until the compaction writes them.
+    const { store } = await openLazy(file, { journalThresholdBytes: 64 * 1024 })
+    for (let n = 3_000; n < 3_500; n++) store.put('receipts', large(n))
+    store.put('receipts', { ...large(1), body: 'changed' })
+    await store.commit()
+    await store.compacted()
+    const expected = Array.from({ length: 3_500 }, (_, n) => (n === 1 ? { ...large(1), body: 'changed' } : large(n)))
+    expect([...store.values('receipts')]).toEqual(expected)
+    expect(store.get('receipts', 'q"uote')).toEqual(large(0))
+    await store.close()
+    const text = await readFile(file)
+    const { check, collections } = JSON.parse(text.toString('utf8'))
+    expect(Object.keys(collections.receipts)).toEqual(expected.map((doc) => doc.id))
+    // The check line covers exactly the bytes before it, as written.
+    expect(check).toEqual({ bytes: text.indexOf('\n  "check": ') + 1, crc32: crc32(text.subarray(0, check.bytes)) })
+    const { store: reopened } = await openLazy(file)
+    expect([...reopened.values('receipts')]).toEqual(expected)
+    await reopened.close()
   })
 
   it('reads a document from its journal line once that is on disk, not from memory', async () => {
