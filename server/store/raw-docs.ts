@@ -143,9 +143,15 @@ export class RawDocs {
     return doc as Doc
   }
 
-  /** A reader for many entries in file order: one read per MiB instead of one per document. */
+  /**
+   * A reader for many entries in file order: one read per MiB instead of one
+   * per document. The bytes it answers are valid until its next call: every
+   * window is read into one buffer, not a new MiB each (a compaction reads
+   * the whole file).
+   */
   reader(): (index: number) => Buffer {
-    let window: Buffer = Buffer.alloc(0)
+    let buffer = Buffer.allocUnsafe(WINDOW_BYTES)
+    let window: Buffer = buffer.subarray(0, 0)
     let windowStart = 0
     let windowOrigin = -1
     return (index) => {
@@ -154,7 +160,8 @@ export class RawDocs {
       const length = this.lengths[index]!
       if (origin !== windowOrigin || offset < windowStart || offset + length > windowStart + window.length) {
         const { fd, file } = this.originOf(index)
-        window = readAt(fd, file, offset, Math.max(length, WINDOW_BYTES), length)
+        if (buffer.length < length) buffer = Buffer.allocUnsafe(length)
+        window = readAt(fd, file, offset, Math.max(length, WINDOW_BYTES), length, buffer)
         windowStart = offset
         windowOrigin = origin
       }
@@ -189,9 +196,8 @@ const AHEAD_BYTES = 64 * 1024
 /** fs.close, which runs in libuv's thread pool; a read-only descriptor that fails to close holds nothing to lose. */
 const closeInThreadPool = (fd: number): Promise<void> => new Promise((resolve) => close(fd, () => resolve()))
 
-/** Up to `length` bytes from `offset`: fewer only at the end of the file, never fewer than `needed`. */
-function readAt(fd: number, file: string, offset: number, length: number, needed: number): Buffer {
-  const buffer = Buffer.allocUnsafe(length)
+/** Up to `length` bytes from `offset` (into `buffer`, which has room for them): fewer only at the end of the file, never fewer than `needed`. */
+function readAt(fd: number, file: string, offset: number, length: number, needed: number, buffer = Buffer.allocUnsafe(length)): Buffer {
   let filled = 0
   while (filled < length) {
     const read = readSync(fd, buffer, filled, length - filled, offset + filled)
