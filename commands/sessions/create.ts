@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { withRetryHint } from '../../src/cli/error-report.js'
 import { parseDuration } from '../../src/duration.js'
+import { expiresAtFrom } from '../../src/session-expiry.js'
 import { checkoutSessionFields } from '../../src/cli/fields.js'
 import { parseFjdAmount } from '../../src/money.js'
 import {
@@ -51,7 +52,7 @@ export default class SessionsCreate extends BaseCommand<CheckoutSession> {
     'customer-email': Flags.string({ description: 'Customer e-mail for the live-mode receipt (validated and dropped in test mode).' }),
     'expires-in': Flags.custom<number>({
       description:
-        'Expire the session this long after now on the merchant\'s clock: 31m to 24h (90m, 2h, 1h30m). Default 24h.',
+        'Expire the session this long after now on the merchant\'s clock: 30m to 24h (90m, 2h, 1h30m). Default 24h.',
       parse: usageParser(parseDuration),
     })(),
     'idempotency-key': Flags.string({ description: 'Idempotency-Key to send (default: a new random key); reuse it to retry.' }),
@@ -64,7 +65,7 @@ export default class SessionsCreate extends BaseCommand<CheckoutSession> {
     const idempotencyKey = flags['idempotency-key'] ?? newIdempotencyKey()
     // The simulator checks the expiry window against the merchant's clock,
     // which a clock advance may have moved far from this machine's time.
-    const expiresAt = flags['expires-in'] === undefined ? undefined : (await client.getClock()).now + flags['expires-in']
+    const expiresAt = flags['expires-in'] === undefined ? undefined : expiresAtFrom((await client.getClock()).now, flags['expires-in'])
     const session = await client
       .createCheckoutSession(
         {

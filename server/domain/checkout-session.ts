@@ -1,4 +1,5 @@
 import { invalidState } from '../../src/errors.js'
+import { SESSION_EXPIRY_MS } from '../../src/session-expiry.js'
 import type {
   CheckoutSession,
   PaymentIntent,
@@ -9,8 +10,8 @@ import type { CheckoutSessionRecord, PaymentIntentRecord } from './records.js'
 
 export type { CheckoutSessionRecord, PaymentIntentRecord } from './records.js'
 
-export const MIN_EXPIRY_MS = 30 * 60 * 1000
-export const MAX_EXPIRY_MS = 24 * 60 * 60 * 1000
+export const MIN_EXPIRY_MS = SESSION_EXPIRY_MS.min
+export const MAX_EXPIRY_MS = SESSION_EXPIRY_MS.max
 /** customerEmail is kept this long after the session ends (spec, Limits). */
 export const EMAIL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000
 

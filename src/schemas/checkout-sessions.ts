@@ -4,6 +4,7 @@ import { httpsUrlSchema, integerQuerySchema, limitQuerySchema, modeSchema, times
 
 export { MAX_AMOUNT } from '../money.js'
 import { MAX_AMOUNT } from '../money.js'
+import { SESSION_EXPIRY_MS } from '../session-expiry.js'
 
 export const sessionStatusSchema = z.enum(SESSION_STATUSES)
 export type SessionStatus = z.infer<typeof sessionStatusSchema>
@@ -45,7 +46,7 @@ export const createCheckoutSessionRequestSchema = z
     expiresAt: timestampSchema.optional().meta({
       description: 'Unix ms on the merchant\'s clock, 30 minutes to 24 hours from now (default 24 hours).',
       // A range relative to the merchant's clock, which JSON Schema cannot state; test/fuzz/schema-driven.test.ts reads it.
-      'x-bula-from-now': { minMs: 30 * 60 * 1000, maxMs: 24 * 60 * 60 * 1000 },
+      'x-bula-from-now': { minMs: SESSION_EXPIRY_MS.min, maxMs: SESSION_EXPIRY_MS.max },
     }),
   })
   .superRefine((body, ctx) => {

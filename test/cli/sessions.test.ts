@@ -8,7 +8,8 @@ import {
 } from '../../src/schemas/index.js'
 import { parseJsonOutput, runCli, signupMerchant, succeed, useServe, type TestMerchant } from '../helpers/cli.js'
 
-const HOUR = 60 * 60 * 1000
+const MINUTE = 60 * 1000
+const HOUR = 60 * MINUTE
 
 const server = useServe()
 
@@ -113,6 +114,16 @@ describe('sessions create', () => {
     expect(neither.exitCode).toBe(2)
     expect(neither.stderr).toContain('--amount, --quote')
     expect((await sessions(merchant, ['create', '--amount', '1', '--quote', '1USD'])).exitCode).toBe(2)
+  })
+
+  it('takes the window\'s ends: 30m (a second more, for the time the request takes) and 24h', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const shortest = await create(merchant, ['--amount', '5', '--expires-in', '30m'])
+    expect(shortest.expiresAt - shortest.createdAt).toBeGreaterThanOrEqual(30 * MINUTE)
+    expect(shortest.expiresAt - shortest.createdAt).toBeLessThanOrEqual(30 * MINUTE + 1_000)
+    const longest = await create(merchant, ['--amount', '5', '--expires-in', '24h'])
+    expect(longest.expiresAt - longest.createdAt).toBeGreaterThan(24 * HOUR - 5_000)
+    expect(longest.expiresAt - longest.createdAt).toBeLessThanOrEqual(24 * HOUR)
   })
 
   it('passes the simulator\'s refusal of an out-of-window expiry through', async () => {
