@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { readFailure, readFileAtMost } from '../bounded-read.js'
@@ -49,6 +49,7 @@ export async function loadConfig(env: Env = process.env): Promise<BulaConfig> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} }
     throw new ApiError(0, 'invalid_config', `Cannot read ${file}: ${readFailure(error)}.`)
   }
+  await keepPrivate(file)
   if (bytes === undefined) {
     throw new ApiError(0, 'invalid_config', `${file} is larger than ${byteSize(MAX_CONFIG_BYTES)}, which no bula config is. Fix it or delete it to start over.`)
   }
@@ -65,6 +66,23 @@ export async function loadConfig(env: Env = process.env): Promise<BulaConfig> {
     throw new ApiError(0, 'invalid_config', `${file} is not a bula config${where}: ${parsed.problem.message}. Fix it or delete it.`)
   }
   return parsed.config
+}
+
+/**
+ * The config holds secret keys: one that others may read (copied from
+ * another machine, restored from a backup) is made 0600 when it is read, as
+ * every write makes it. Where the system has no such modes (Windows: the
+ * profile folder's ACLs), or bula may not change them (another user's
+ * file), it is left as it is and still read.
+ */
+async function keepPrivate(file: string): Promise<void> {
+  if (process.platform === 'win32') return
+  try {
+    const info = await stat(file)
+    if (info.isFile() && (info.mode & 0o077) !== 0) await chmod(file, 0o600)
+  } catch {
+    // Not ours to change: reading it is still what was asked.
+  }
 }
 
 /** Throws unless `name` can be saved; check before work whose result would be lost. */

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, symlink, writeFile, mkdir } from 'node:fs/promises'
+import { chmod, mkdtemp, readFile, readdir, rm, symlink, writeFile, mkdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -44,6 +44,14 @@ describe('saveProfile and loadConfig', () => {
     await expectMode(file, 0o600)
     await expectMode(join(dir, 'bula'), 0o700)
     expect(await loadConfig(env)).toEqual({ profiles: { default: { baseUrl: 'http://x', apiKey: 'sk_test_1' } } })
+  })
+
+  it('makes a config readable by others private when it reads it, not only at the next write: it holds secret keys', async () => {
+    const file = await saveProfile('default', { baseUrl: 'http://x', apiKey: 'sk_test_1' }, { env })
+    // As a copy from another machine or a backup would leave it.
+    await chmod(file, 0o644)
+    expect(await loadConfig(env)).toEqual({ profiles: { default: { baseUrl: 'http://x', apiKey: 'sk_test_1' } } })
+    await expectMode(file, 0o600)
   })
 
   it('replaces a profile whole, keeps the others, and moves current only when asked', async () => {
