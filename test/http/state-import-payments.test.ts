@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { MAX_TIMESTAMP } from '../../server/domain/records.js'
-import { DAY, HOUR, client, signupMerchant, useTestServer } from '../helpers/http.js'
+import { busyMerchant, intentAt, liveMerchantWithPayouts, sessionAt, snapshot, type Doc, type StateFile } from '../helpers/busy-merchant.js'
+import { DAY, useTestServer } from '../helpers/http.js'
 import { merchantWithLiveData } from '../helpers/live-data.js'
 
 // A merchant's state file is untrusted input (docs/security.md, "State files"): the balance an import sets is
@@ -8,88 +9,12 @@ import { merchantWithLiveData } from '../helpers/live-data.js'
 
 const server = useTestServer()
 
-let counter = 0
-const key = () => ({ headers: { 'idempotency-key': `state-import-payments-${++counter}` } })
-type Doc = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any -- a state file's documents, edited as a forger would
-type StateFile = { collections: Record<string, Doc[]> }
-
-/**
- * A business merchant with every way a session and its payment can end, made through the API: paid, failed
- * and then paid in a new session, processing, paid after its expiry, expired, cancelled, set to expire at
- * the earliest the API allows, two quote sessions at different rates, an Invoice paid after a failed try,
- * an Invoice voided after a failed try, and a Payout.
- */
-async function busyMerchant() {
-  const { keys } = await signupMerchant(server().baseUrl)
-  const api = client(server().baseUrl, keys.secret)
-  const ok = async (response: Promise<{ status: number; body: any }>) => { // eslint-disable-line @typescript-eslint/no-explicit-any
-    const { status, body } = await response
-    if (status >= 300) throw new Error(JSON.stringify(body))
-    return body
-  }
-  const open = (body: object) => ok(api.post('/v1/checkout-sessions', { currency: 'FJD', ...body }, key()))
-  const pay = (id: string, outcome: string, provider = 'card') => ok(api.post(`/_sim/checkout-sessions/${id}/pay`, { outcome, provider }))
-  await ok(api.patch('/_sim/settings', { payoutSchedule: 'manual' }))
-
-  const paid = await open({ amount: 1500 })
-  await pay(paid.id, 'succeeded')
-  const failed = await open({ amount: 700 })
-  await pay(failed.id, 'failed')
-  const retried = await open({ amount: 700 })
-  await pay(retried.id, 'succeeded', 'mpaisa')
-  const processing = await open({ amount: 900 })
-  await pay(processing.id, 'processing', 'mycash')
-  const late = await open({ amount: 1100, expiresAt: (await ok(api.get('/_sim/clock'))).now + HOUR })
-  await pay(late.id, 'processing')
-  const expired = await open({ amount: 300 })
-  const cancelled = await open({ amount: 200 })
-  await ok(api.post(`/v1/checkout-sessions/${cancelled.id}/cancel`))
-  const quoted = await open({ currency: undefined, quote: { amount: 1234, currency: 'USD' } })
-  await pay(quoted.id, 'succeeded')
-  await ok(api.put('/_sim/rates', { AUD: '1.473321' }))
-  const quotedAud = await open({ currency: undefined, quote: { amount: 777, currency: 'AUD' } })
-  await pay(quotedAud.id, 'succeeded')
-
-  const invoiceBody = { customerName: 'Nadi Hotel', dueDate: '2026-12-31', taxLabel: 'VAT', taxPercent: 12.5, items: [{ description: 'Mats', quantity: 3, unitPrice: 2501 }] }
-  const invoice = await ok(api.post('/v1/invoices', invoiceBody, key()))
-  await ok(api.post(`/v1/invoices/${invoice.id}/send`, undefined, key()))
-  await ok(api.post(`/_sim/invoices/${invoice.id}/pay`, { outcome: 'failed' }))
-  await ok(api.post(`/_sim/invoices/${invoice.id}/pay`, { outcome: 'succeeded' }))
-  const voided = await ok(api.post('/v1/invoices', invoiceBody, key()))
-  await ok(api.post(`/v1/invoices/${voided.id}/send`, undefined, key()))
-  await ok(api.post(`/_sim/invoices/${voided.id}/pay`, { outcome: 'failed' }))
-  await ok(api.post(`/v1/invoices/${voided.id}/void`, undefined, key()))
-  await ok(api.post('/_sim/payouts/request'))
-
-  // Past every expiry: `expired` is cancelled, `late` stays pending with its payment, which then succeeds.
-  await ok(api.post('/_sim/clock/advance', { ms: 2 * DAY }))
-  await pay(late.id, 'succeeded')
-  const now = (await ok(api.get('/_sim/clock'))).now
-  // The earliest expiry the API allows, 30 minutes after creation, give or take the request's own time.
-  const soon = await open({ amount: 400, expiresAt: now + 30 * 60 * 1000 + 5000 })
-  const unpaid = await open({ amount: 500 })
-  return { api, ids: { paid, failed, retried, processing, late, expired, cancelled, quoted, quotedAud, soon, unpaid, invoice } }
-}
-
-/** Everything an import sets that the API shows: the balance, sessions, payments, Invoices and Payouts. */
-async function snapshot(api: ReturnType<typeof client>) {
-  return {
-    balance: (await api.get('/v1/merchants/me')).body.balance,
-    sessions: (await api.get('/v1/checkout-sessions?limit=100')).body,
-    invoices: (await api.get('/v1/invoices?limit=100')).body,
-    payouts: (await api.get('/v1/payouts?limit=100')).body,
-  }
-}
-
 let busy: Awaited<ReturnType<typeof busyMerchant>>
 let exported: StateFile
 beforeAll(async () => {
-  busy = await busyMerchant()
+  busy = await busyMerchant(server().baseUrl)
   exported = (await busy.api.get('/_sim/state')).body
 })
-
-const sessionAt = (file: StateFile, id: string) => file.collections.checkoutSessions!.findIndex((session) => session.id === id)
-const intentAt = (file: StateFile, sessionId: string) => file.collections.paymentIntents!.findIndex((intent) => intent.checkoutSessionId === sessionId)
 
 describe('state import: a file exported after any sequence of API calls imports back unchanged', () => {
   it('imports the busy merchant\'s own export, and every object and the balance read as before', async () => {
@@ -100,6 +25,17 @@ describe('state import: a file exported after any sequence of API calls imports 
     const imported = await busy.api.post('/_sim/state/import', exported)
     expect(imported.status, JSON.stringify(imported.body)).toBe(200)
     expect(await snapshot(busy.api)).toEqual(before)
+  })
+
+  it('imports a live merchant\'s own export, with a paid, a failed and a pending Payout and customers\' e-mails', async () => {
+    const { live } = await liveMerchantWithPayouts(server().baseUrl)
+    const file = (await live.get('/_sim/state')).body as StateFile
+    expect(file.collections.payouts!.map((payout) => payout.status)).toEqual(['paid', 'failed', 'pending'])
+    expect(file.collections.checkoutSessions!.filter((session) => session.customerEmail !== null)).toHaveLength(3)
+    const before = await snapshot(live)
+    const imported = await live.post('/_sim/state/import', file)
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200)
+    expect(await snapshot(live)).toEqual(before)
   })
 })
 
