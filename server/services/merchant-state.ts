@@ -239,6 +239,8 @@ function checkReferences(ctx: ServiceContext, caller: Caller, docs: StateDocs): 
     if (!urlAllowed(session.successUrl)) refuse('checkoutSessions', i, 'successUrl', `must be HTTPS${mode === 'test' ? ' or loopback http' : ''}.`)
     if (!urlAllowed(session.cancelUrl)) refuse('checkoutSessions', i, 'cancelUrl', `must be HTTPS${mode === 'test' ? ' or loopback http' : ''}.`)
     if (session.quote !== null && (mode === 'live' || merchant.tier !== 'business')) refuse('checkoutSessions', i, 'quote', 'is for business accounts in test mode only.')
+    // Test mode validates a customer's address and drops it (createSession, checkoutForInvoice): only live mode keeps one, for the receipt.
+    if (mode === 'test' && session.customerEmail !== null) refuse('checkoutSessions', i, 'customerEmail', 'must be null: test mode validates a customer\'s e-mail and drops it.')
     session.paymentIntentIds.forEach((intentId, k) => {
       if (intents.get(intentId)?.checkoutSessionId !== session.id) refuse('checkoutSessions', i, `paymentIntentIds[${k}]`, notHere)
     })

@@ -1,0 +1,49 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { busyMerchant, sessionAt, snapshot, type StateFile } from '../helpers/busy-merchant.js'
+import { client, useTestServer } from '../helpers/http.js'
+
+// A state file is untrusted input (docs/security.md, "State files"): beyond its payments adding up, each
+// document must be in a state the API itself leaves objects in, with its times in the order the API
+// stamps them. Each case forges one value of a merchant's own export, made through the API.
+
+const server = useTestServer()
+
+type Forgery = [string, (file: StateFile) => string]
+type Merchant = { api: ReturnType<typeof client>; exported: StateFile }
+
+let busy: Awaited<ReturnType<typeof busyMerchant>>
+let busyFile: StateFile
+beforeAll(async () => {
+  busy = await busyMerchant(server().baseUrl)
+  busyFile = (await busy.api.get('/_sim/state')).body
+})
+
+/** Imports each forgery of the merchant's export: 400 naming `param`, and what the API shows unchanged. */
+function refusesEach(forgeries: Forgery[], merchant: () => Merchant) {
+  it.each(forgeries)('refuses %s', async (_what, forge) => {
+    const { api, exported } = merchant()
+    const file = structuredClone(exported)
+    const param = forge(file)
+    const before = await snapshot(api)
+    const refused = await api.post('/_sim/state/import', file)
+    expect([refused.status, refused.body.error?.code, refused.body.error?.param], JSON.stringify(refused.body)).toEqual([400, 'invalid_request', param])
+    expect(await snapshot(api)).toEqual(before)
+  })
+}
+
+const busyMerchantFile = (): Merchant => ({ api: busy.api, exported: busyFile })
+const session = (file: StateFile, id: string) => file.collections.checkoutSessions![sessionAt(file, id)]!
+
+describe('state import: a test session keeps no customer e-mail', () => {
+  refusesEach([
+    ['a test session with a customer\'s e-mail, which test mode validates and drops', (file) => {
+      session(file, busy.ids.paid.id).customerEmail = 'customer@example.test'
+      return `checkoutSessions[${sessionAt(file, busy.ids.paid.id)}].customerEmail`
+    }],
+    ['a test Invoice\'s session with its customer\'s e-mail', (file) => {
+      const i = file.collections.checkoutSessions!.findIndex((doc) => doc.invoiceId === String(busy.ids.invoice.id))
+      file.collections.checkoutSessions![i]!.customerEmail = 'nadi.hotel@example.test'
+      return `checkoutSessions[${i}].customerEmail`
+    }],
+  ], busyMerchantFile)
+})
