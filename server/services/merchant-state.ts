@@ -344,6 +344,8 @@ function checkPayments(docs: StateDocs): number {
   docs.paymentIntents.forEach((intent, i) => {
     const { amount } = sessions.get(intent.checkoutSessionId)!
     if (intent.amount !== amount) refuse('paymentIntents', i, 'amount', `must be its session's amount, ${formatFjd(amount)}: a payment is for what its session asks.`)
+    // paySession sets the reason exactly when the payment fails.
+    stampOfStatus('paymentIntents', i, intent, 'failed', 'failureReason')
   })
   docs.invoices.forEach((invoice, i) => {
     const paidBy = invoice.checkoutSessionIds.filter((id) => sessions.get(id)!.status === 'succeeded')
@@ -361,6 +363,18 @@ function checkPayments(docs: StateDocs): number {
   const swept = docs.payouts.filter((p) => p.status !== 'failed').reduce((sum, p) => sum + p.amount, 0)
   if (swept > earned) throw invalidRequest('The Payouts sweep more than the succeeded payments earned.', 'payouts')
   return earned - swept
+}
+
+const STAMPED_OBJECTS = { paymentIntents: 'payment' } as const
+
+/**
+ * A field the API sets exactly when the object reaches `status` (a failed
+ * payment's reason): refused when set in another status, or missing in
+ * that one.
+ */
+function stampOfStatus<D extends { status: string }>(name: keyof typeof STAMPED_OBJECTS, index: number, doc: D, status: D['status'], field: keyof D & string): void {
+  if (doc.status === status && doc[field] === null) refuse(name, index, field, `is required on a ${status} ${STAMPED_OBJECTS[name]}.`)
+  if (doc.status !== status && doc[field] !== null) refuse(name, index, field, `must be null on a ${doc.status} ${STAMPED_OBJECTS[name]}.`)
 }
 
 /** The whole file checked before anything changes: a refusal is a 400 naming the path of the first bad value. */

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { busyMerchant, sessionAt, snapshot, type StateFile } from '../helpers/busy-merchant.js'
+import { busyMerchant, intentAt, sessionAt, snapshot, type StateFile } from '../helpers/busy-merchant.js'
 import { client, useTestServer } from '../helpers/http.js'
 
 // A state file is untrusted input (docs/security.md, "State files"): beyond its payments adding up, each
@@ -33,6 +33,7 @@ function refusesEach(forgeries: Forgery[], merchant: () => Merchant) {
 
 const busyMerchantFile = (): Merchant => ({ api: busy.api, exported: busyFile })
 const session = (file: StateFile, id: string) => file.collections.checkoutSessions![sessionAt(file, id)]!
+const intent = (file: StateFile, sessionId: string) => file.collections.paymentIntents![intentAt(file, sessionId)]!
 
 describe('state import: a test session keeps no customer e-mail', () => {
   refusesEach([
@@ -44,6 +45,23 @@ describe('state import: a test session keeps no customer e-mail', () => {
       const i = file.collections.checkoutSessions!.findIndex((doc) => doc.invoiceId === String(busy.ids.invoice.id))
       file.collections.checkoutSessions![i]!.customerEmail = 'nadi.hotel@example.test'
       return `checkoutSessions[${i}].customerEmail`
+    }],
+  ], busyMerchantFile)
+})
+
+describe('state import: a payment has a failure reason exactly when it failed', () => {
+  refusesEach([
+    ['a succeeded payment with a failure reason', (file) => {
+      intent(file, busy.ids.paid.id).failureReason = 'Declined by the Provider (test outcome).'
+      return `paymentIntents[${intentAt(file, busy.ids.paid.id)}].failureReason`
+    }],
+    ['a processing payment with a failure reason', (file) => {
+      intent(file, busy.ids.processing.id).failureReason = 'Declined by the Provider (test outcome).'
+      return `paymentIntents[${intentAt(file, busy.ids.processing.id)}].failureReason`
+    }],
+    ['a failed payment without its reason', (file) => {
+      intent(file, busy.ids.failed.id).failureReason = null
+      return `paymentIntents[${intentAt(file, busy.ids.failed.id)}].failureReason`
     }],
   ], busyMerchantFile)
 })
