@@ -344,6 +344,8 @@ function checkPayments(docs: StateDocs): number {
   docs.paymentIntents.forEach((intent, i) => {
     const { amount } = sessions.get(intent.checkoutSessionId)!
     if (intent.amount !== amount) refuse('paymentIntents', i, 'amount', `must be its session's amount, ${formatFjd(amount)}: a payment is for what its session asks.`)
+    // paySession lets nothing decline or hold a live payment: it succeeds in the call that starts it.
+    if (intent.mode === 'live' && intent.status !== 'succeeded') refuse('paymentIntents', i, 'status', `is ${intent.status}, but a live payment succeeds in the call that starts it.`)
     // paySession sets the reason exactly when the payment fails.
     stampOfStatus('paymentIntents', i, intent, 'failed', 'failureReason')
   })

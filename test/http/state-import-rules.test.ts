@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { busyMerchant, intentAt, sessionAt, snapshot, type StateFile } from '../helpers/busy-merchant.js'
 import { client, useTestServer } from '../helpers/http.js'
+import { merchantWithLiveData } from '../helpers/live-data.js'
 
 // A state file is untrusted input (docs/security.md, "State files"): beyond its payments adding up, each
 // document must be in a state the API itself leaves objects in, with its times in the order the API
@@ -13,9 +14,13 @@ type Merchant = { api: ReturnType<typeof client>; exported: StateFile }
 
 let busy: Awaited<ReturnType<typeof busyMerchant>>
 let busyFile: StateFile
+let live: Awaited<ReturnType<typeof merchantWithLiveData>>
+let liveFile: StateFile
 beforeAll(async () => {
   busy = await busyMerchant(server().baseUrl)
   busyFile = (await busy.api.get('/_sim/state')).body
+  live = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
+  liveFile = (await live.live.get('/_sim/state')).body
 })
 
 /** Imports each forgery of the merchant's export: 400 naming `param`, and what the API shows unchanged. */
@@ -64,4 +69,21 @@ describe('state import: a payment has a failure reason exactly when it failed', 
       return `paymentIntents[${intentAt(file, busy.ids.failed.id)}].failureReason`
     }],
   ], busyMerchantFile)
+})
+
+describe('state import: a live payment succeeds', () => {
+  refusesEach([
+    ['a live session and its payment made failed, which nothing can do to a live payment', (file) => {
+      Object.assign(session(file, live.liveSession.id), { status: 'failed' })
+      Object.assign(intent(file, live.liveSession.id), { status: 'failed', failureReason: 'Declined by the Provider.' })
+      return `paymentIntents[${intentAt(file, live.liveSession.id)}].status`
+    }],
+    ['a pending live session with a processing payment', (file) => {
+      const pending = (file.collections.checkoutSessions!.find((doc) => doc.status === 'pending'))!
+      const paid = intent(file, live.liveSession.id)
+      file.collections.paymentIntents!.push({ ...paid, id: 'pi_forgedprocessing0001', checkoutSessionId: pending.id, amount: pending.amount, status: 'processing', createdAt: pending.createdAt, updatedAt: pending.createdAt })
+      pending.paymentIntentIds = ['pi_forgedprocessing0001']
+      return `paymentIntents[${file.collections.paymentIntents!.length - 1}].status`
+    }],
+  ], () => ({ api: live.live, exported: liveFile }))
 })
