@@ -367,12 +367,61 @@ function checkPayments(docs: StateDocs): number {
   return earned - swept
 }
 
-const STAMPED_OBJECTS = { paymentIntents: 'payment' } as const
+/**
+ * Each object's times as the API stamps them: a status's time set exactly
+ * when the object reached that status, and each time after the one before
+ * it, as the merchant's clock never goes back. Sessions and payments
+ * (createSession, paySession, endSession): a session ends after it opens, an
+ * Invoice's only once the Invoice is sent (checkoutForInvoice); a payment
+ * starts after its session opens and before it expires, and ends before
+ * its session does. Invoices (transitionInvoice): sent after created, paid
+ * or voided after sent. Payouts (sweep and the disbursement jobs in
+ * payouts.ts): sent after created, paid after sent; a failed one has its
+ * reason. The payments and references are already checked (checkPayments),
+ * so each status has the payment it needs.
+ */
+function checkStamps(docs: StateDocs): void {
+  const sessions = byId(docs.checkoutSessions)
+  const invoices = byId(docs.invoices)
+  docs.checkoutSessions.forEach((session, i) => {
+    if (session.endedAt !== null && session.endedAt < session.createdAt) refuse('checkoutSessions', i, 'endedAt', `is before createdAt (${session.createdAt}): a session ends after it opens.`)
+    const sentAt = session.invoiceId === null ? null : invoices.get(session.invoiceId)!.sentAt
+    if (sentAt !== null && session.createdAt < sentAt) {
+      refuse('checkoutSessions', i, 'createdAt', `is before its Invoice was sent (${sentAt}): a session opens only to pay a sent Invoice.`)
+    }
+  })
+  docs.paymentIntents.forEach((intent, i) => {
+    const session = sessions.get(intent.checkoutSessionId)!
+    if (intent.createdAt < session.createdAt) refuse('paymentIntents', i, 'createdAt', `is before its session was created (${session.createdAt}).`)
+    if (intent.createdAt >= session.expiresAt) refuse('paymentIntents', i, 'createdAt', `is not before its session's expiresAt (${session.expiresAt}): no payment starts once a session has expired.`)
+    if (intent.updatedAt < intent.createdAt) refuse('paymentIntents', i, 'updatedAt', `is before createdAt (${intent.createdAt}).`)
+    if (session.endedAt !== null && intent.updatedAt > session.endedAt) {
+      refuse('paymentIntents', i, 'updatedAt', `is after its session ended (${session.endedAt}): the payment that ends a session ends first.`)
+    }
+  })
+  docs.invoices.forEach((invoice, i) => {
+    if (invoice.status === 'draft' && invoice.sentAt !== null) refuse('invoices', i, 'sentAt', 'must be null: a draft has not been sent.')
+    if (invoice.sentAt !== null && invoice.sentAt < invoice.createdAt) refuse('invoices', i, 'sentAt', `is before createdAt (${invoice.createdAt}).`)
+    stampOfStatus('invoices', i, invoice, 'paid', 'paidAt')
+    stampOfStatus('invoices', i, invoice, 'void', 'voidedAt')
+    if (invoice.paidAt !== null && invoice.paidAt < invoice.sentAt!) refuse('invoices', i, 'paidAt', `is before sentAt (${invoice.sentAt}): an Invoice is paid after it is sent.`)
+    if (invoice.voidedAt !== null && invoice.voidedAt < invoice.sentAt!) refuse('invoices', i, 'voidedAt', `is before sentAt (${invoice.sentAt}): only a sent Invoice is voided.`)
+  })
+  docs.payouts.forEach((payout, i) => {
+    stampOfStatus('payouts', i, payout, 'failed', 'failureReason')
+    stampOfStatus('payouts', i, payout, 'paid', 'paidAt')
+    if (payout.status !== 'pending' && payout.sentAt === null) refuse('payouts', i, 'sentAt', `is required: a ${payout.status} Payout was sent first.`)
+    if (payout.sentAt !== null && payout.sentAt < payout.createdAt) refuse('payouts', i, 'sentAt', `is before createdAt (${payout.createdAt}).`)
+    if (payout.paidAt !== null && payout.paidAt < payout.sentAt!) refuse('payouts', i, 'paidAt', `is before sentAt (${payout.sentAt}): a Payout is paid after it is sent.`)
+  })
+}
+
+const STAMPED_OBJECTS = { paymentIntents: 'payment', invoices: 'Invoice', payouts: 'Payout' } as const
 
 /**
  * A field the API sets exactly when the object reaches `status` (a failed
- * payment's reason): refused when set in another status, or missing in
- * that one.
+ * payment's reason, an Invoice's paidAt): refused when set in another
+ * status, or missing in that one.
  */
 function stampOfStatus<D extends { status: string }>(name: keyof typeof STAMPED_OBJECTS, index: number, doc: D, status: D['status'], field: keyof D & string): void {
   if (doc.status === status && doc[field] === null) refuse(name, index, field, `is required on a ${status} ${STAMPED_OBJECTS[name]}.`)
@@ -429,7 +478,9 @@ function checkImport(ctx: ServiceContext, caller: Caller, body: unknown, parsed:
   }
   const docs = checkDocuments(ctx, caller, collections, parsed)
   checkReferences(ctx, caller, docs)
-  return { part, docs, balance: checkPayments(docs) }
+  const balance = checkPayments(docs)
+  checkStamps(docs)
+  return { part, docs, balance }
 }
 
 /** Documents checked against the store's schemas per turn of the event loop: about 10 ms of a large import's. */

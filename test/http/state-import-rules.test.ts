@@ -39,6 +39,7 @@ function refusesEach(forgeries: Forgery[], merchant: () => Merchant) {
 const busyMerchantFile = (): Merchant => ({ api: busy.api, exported: busyFile })
 const session = (file: StateFile, id: string) => file.collections.checkoutSessions![sessionAt(file, id)]!
 const intent = (file: StateFile, sessionId: string) => file.collections.paymentIntents![intentAt(file, sessionId)]!
+const invoiceAt = (file: StateFile, status: string) => file.collections.invoices!.findIndex((invoice) => invoice.status === status)
 
 describe('state import: a test session keeps no customer e-mail', () => {
   refusesEach([
@@ -86,4 +87,95 @@ describe('state import: a live payment succeeds', () => {
       return `paymentIntents[${file.collections.paymentIntents!.length - 1}].status`
     }],
   ], () => ({ api: live.live, exported: liveFile }))
+})
+
+describe('state import: times in the order the API stamps them', () => {
+  refusesEach([
+    ['a session that ended before it was created', (file) => {
+      const cancelled = session(file, busy.ids.cancelled.id)
+      cancelled.endedAt = cancelled.createdAt - 1
+      return `checkoutSessions[${sessionAt(file, busy.ids.cancelled.id)}].endedAt`
+    }],
+    ['an Invoice\'s session opened before the Invoice was sent', (file) => {
+      const sentAt = file.collections.invoices![invoiceAt(file, 'paid')]!.sentAt
+      const i = file.collections.checkoutSessions!.findIndex((doc) => doc.invoiceId === String(busy.ids.invoice.id))
+      const opened = file.collections.checkoutSessions![i]!
+      // Its expiry moves with it, so that only the opening time is out of order.
+      const early = opened.createdAt - sentAt + 1
+      Object.assign(opened, { createdAt: opened.createdAt - early, expiresAt: opened.expiresAt - early })
+      return `checkoutSessions[${i}].createdAt`
+    }],
+    ['a payment made before its session was created', (file) => {
+      intent(file, busy.ids.paid.id).createdAt = session(file, busy.ids.paid.id).createdAt - 1
+      return `paymentIntents[${intentAt(file, busy.ids.paid.id)}].createdAt`
+    }],
+    ['a payment started as its session expired', (file) => {
+      const { expiresAt } = session(file, busy.ids.processing.id)
+      Object.assign(intent(file, busy.ids.processing.id), { createdAt: expiresAt, updatedAt: expiresAt })
+      return `paymentIntents[${intentAt(file, busy.ids.processing.id)}].createdAt`
+    }],
+    ['a payment that ended before it started', (file) => {
+      const paid = intent(file, busy.ids.paid.id)
+      paid.updatedAt = paid.createdAt - 1
+      return `paymentIntents[${intentAt(file, busy.ids.paid.id)}].updatedAt`
+    }],
+    ['a payment that ended after the session it ended', (file) => {
+      intent(file, busy.ids.late.id).updatedAt = session(file, busy.ids.late.id).endedAt + 1
+      return `paymentIntents[${intentAt(file, busy.ids.late.id)}].updatedAt`
+    }],
+    ['an Invoice sent before it was created', (file) => {
+      const k = invoiceAt(file, 'void')
+      const invoice = file.collections.invoices![k]!
+      invoice.sentAt = invoice.createdAt - 1
+      return `invoices[${k}].sentAt`
+    }],
+    ['an Invoice paid before it was created', (file) => {
+      const k = invoiceAt(file, 'paid')
+      const invoice = file.collections.invoices![k]!
+      invoice.paidAt = invoice.createdAt - 1
+      return `invoices[${k}].paidAt`
+    }],
+    ['an Invoice voided before it was sent', (file) => {
+      const k = invoiceAt(file, 'void')
+      const invoice = file.collections.invoices![k]!
+      invoice.voidedAt = invoice.sentAt - 1
+      return `invoices[${k}].voidedAt`
+    }],
+    ['a paid Invoice without the time it was paid', (file) => {
+      const k = invoiceAt(file, 'paid')
+      file.collections.invoices![k]!.paidAt = null
+      return `invoices[${k}].paidAt`
+    }],
+    ['a void Invoice with a time it was paid', (file) => {
+      const k = invoiceAt(file, 'void')
+      file.collections.invoices![k]!.paidAt = file.collections.invoices![k]!.voidedAt
+      return `invoices[${k}].paidAt`
+    }],
+    ['a Payout sent before it was made', (file) => {
+      const payout = file.collections.payouts![0]!
+      payout.sentAt = payout.createdAt - 1
+      return 'payouts[0].sentAt'
+    }],
+    ['a Payout paid before it was sent', (file) => {
+      const payout = file.collections.payouts![0]!
+      payout.paidAt = payout.sentAt - 1
+      return 'payouts[0].paidAt'
+    }],
+    ['a paid Payout with a failure reason', (file) => {
+      file.collections.payouts![0]!.failureReason = 'The bank refused the transfer.'
+      return 'payouts[0].failureReason'
+    }],
+  ], busyMerchantFile)
+
+  it('takes the times the API leaves: a session, its payment and its end in one millisecond, a Payout in the millisecond of the last payment it pays out', async () => {
+    const file = structuredClone(busyFile)
+    const paid = session(file, busy.ids.paid.id)
+    Object.assign(intent(file, busy.ids.paid.id), { createdAt: paid.createdAt, updatedAt: paid.createdAt })
+    paid.endedAt = paid.createdAt
+    const lastPaidOut = Math.max(...file.collections.checkoutSessions!.filter((doc) => doc.status === 'succeeded' && doc.endedAt <= file.collections.payouts![0]!.createdAt).map((doc) => doc.endedAt))
+    Object.assign(file.collections.payouts![0]!, { createdAt: lastPaidOut, sentAt: lastPaidOut, paidAt: lastPaidOut })
+    const imported = await busy.api.post('/_sim/state/import', file)
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200)
+    expect((await busy.api.post('/_sim/state/import', busyFile)).status).toBe(200)
+  })
 })
