@@ -364,7 +364,38 @@ function checkPayments(docs: StateDocs): number {
   })
   const swept = docs.payouts.filter((p) => p.status !== 'failed').reduce((sum, p) => sum + p.amount, 0)
   if (swept > earned) throw invalidRequest('The Payouts sweep more than the succeeded payments earned.', 'payouts')
+  checkPayoutsFollowPayments(docs)
   return earned - swept
+}
+
+/**
+ * A Payout sweeps the balance of its run (sweep in payouts.ts): what the
+ * payments that succeeded by its createdAt earned, less what the Payouts
+ * before it took. A failed one's money came back, so it took nothing for
+ * good. Sorted by time, not compared pair by pair: a busy merchant's file
+ * holds thousands of sessions and Payouts.
+ */
+function checkPayoutsFollowPayments(docs: StateDocs): void {
+  const earnings = docs.checkoutSessions.filter((s) => s.status === 'succeeded').sort((a, b) => a.endedAt! - b.endedAt!)
+  // A stable sort: Payouts of one millisecond keep the order they were made in, which the file keeps.
+  const order = docs.payouts.map((_payout, i) => i).sort((a, b) => docs.payouts[a]!.createdAt - docs.payouts[b]!.createdAt)
+  let counted = 0
+  let earnedBy = 0
+  let sweptBefore = 0
+  for (const i of order) {
+    const payout = docs.payouts[i]!
+    while (counted < earnings.length && earnings[counted]!.endedAt! <= payout.createdAt) earnedBy += earnings[counted++]!.amount
+    if (payout.amount > earnedBy - sweptBefore) {
+      refuse(
+        'payouts',
+        i,
+        'createdAt',
+        `is before the payments it pays out: by then payments had earned ${formatFjd(earnedBy)}, and earlier Payouts took ${formatFjd(sweptBefore)} of it, ` +
+          `less than its ${formatFjd(payout.amount)}.`,
+      )
+    }
+    if (payout.status !== 'failed') sweptBefore += payout.amount
+  }
 }
 
 /**

@@ -151,6 +151,15 @@ describe('state import: times in the order the API stamps them', () => {
       file.collections.invoices![k]!.paidAt = file.collections.invoices![k]!.voidedAt
       return `invoices[${k}].paidAt`
     }],
+    ['a Payout made before any payment it pays out', (file) => {
+      const first = Math.min(...file.collections.checkoutSessions!.map((doc) => doc.createdAt))
+      file.collections.payouts![0]!.createdAt = first - 1
+      return 'payouts[0].createdAt'
+    }],
+    ['a Payout made after the first payment but before the others it pays out', (file) => {
+      file.collections.payouts![0]!.createdAt = session(file, busy.ids.paid.id).endedAt
+      return 'payouts[0].createdAt'
+    }],
     ['a Payout sent before it was made', (file) => {
       const payout = file.collections.payouts![0]!
       payout.sentAt = payout.createdAt - 1
