@@ -104,7 +104,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     throw error instanceof StoreOpenError ? new StartError(error.message, 2) : error
   })
   if (options.importFile) {
-    const state = await readStateFile(options.importFile).catch(async (error: unknown) => {
+    const state = await readStateFile(options.importFile, allowedHosts).catch(async (error: unknown) => {
       await store.close()
       throw new StartError((error as Error).message, 2)
     })

@@ -1,7 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises'
+import { formatFjd } from '../src/money.js'
 import { makePrivate } from '../src/private-file.js'
+import { MODES } from '../src/schemas/enums.js'
 import { INVOICE_ID_COUNTER, MAX_IMPORTED_INVOICE_ID } from './domain/invoice.js'
-import { parseRecord, recordPath, type CounterRecord, type InvoiceRecord, type RecordCollection } from './domain/records.js'
+import { parseRecord, recordPath, type CounterRecord, type InvoiceRecord, type MerchantRecord, type RecordCollection, type WebhookEndpointRecord } from './domain/records.js'
+import { checkModeObjects, STATE_COLLECTIONS, type ModeObjects, type StateCollection } from './domain/state-consistency.js'
 import { COLLECTION_NAMES, type Collections } from './store/collections.js'
 import type { Store } from './store/types.js'
 
@@ -30,24 +33,29 @@ export async function writeStateFile(store: Store<Collections>, file: string): P
   await makePrivate(file)
 }
 
-/** Reads and checks a state file; the message names the file and what is wrong. */
-export async function readStateFile(file: string): Promise<StateFile> {
+/**
+ * Reads and checks a state file; the message names the file and what is
+ * wrong. `allowedHosts` are the starting simulator's `--allowed-host` names,
+ * whose http URLs test mode takes, as its API and a merchant's import do.
+ */
+export async function readStateFile(file: string, allowedHosts: readonly string[]): Promise<StateFile> {
   let parsed: unknown
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'))
   } catch (error) {
     throw new Error(`Cannot read the state file ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }
-  return checkState(parsed, file)
+  return checkState(parsed, file, allowedHosts)
 }
 
 /**
  * A whole simulator's state file, checked as untrusted input: the envelope,
  * every document against its collection's schema (the store's own), ids
- * unique, API key hashes and hosted-page tokens unique, and every object
- * owned by a merchant of the file. `source` names the file in the message.
+ * unique, API key hashes and hosted-page tokens unique, every object owned
+ * by a merchant of the file, and each merchant's objects of each mode as the
+ * API leaves them (checkMerchantModes). `source` names the file in the message.
  */
-export function checkState(parsed: unknown, source: string): StateFile {
+export function checkState(parsed: unknown, source: string, allowedHosts: readonly string[]): StateFile {
   const state = parsed as Partial<StateFile> | null
   if (state?.format !== 'bula-state' || state.version !== 1 || typeof state.collections !== 'object' || state.collections === null) {
     throw new Error(`${source} is not a bula state file of version 1 (expected {"format":"bula-state","version":1,"collections":{...}}).`)
@@ -93,10 +101,63 @@ export function checkState(parsed: unknown, source: string): StateFile {
         seen.add(value)
       })
     }
+    checkMerchantModes(collections, allowedHosts)
   } catch (error) {
     throw new Error(`${source}: ${(error as Error).message}`, { cause: error })
   }
   return { format: 'bula-state', version: 1, collections }
+}
+
+/**
+ * Each merchant's objects of each mode held to the rules of its own import
+ * (`POST /_sim/state/import`): references, payments, status stamps and times
+ * (checkModeObjects); and its balance in that mode what those payments
+ * earned and no Payout swept, which a merchant's import sets and a whole
+ * file states. A refusal names the file's own index of the bad value.
+ */
+function checkMerchantModes(collections: Partial<Record<RecordCollection, { id: string }[]>>, allowedHosts: readonly string[]): void {
+  const groups = new Map<string, { docs: ModeObjects; places: Record<StateCollection, number[]> }>()
+  const groupOf = (merchantId: string, mode: string) => {
+    const key = `${merchantId} ${mode}`
+    let group = groups.get(key)
+    if (!group) {
+      group = {
+        docs: Object.fromEntries(STATE_COLLECTIONS.map((name) => [name, [] as ModeObjects[typeof name]])) as ModeObjects,
+        places: Object.fromEntries(STATE_COLLECTIONS.map((name) => [name, [] as number[]])) as Record<StateCollection, number[]>,
+      }
+      groups.set(key, group)
+    }
+    return group
+  }
+  for (const name of STATE_COLLECTIONS) {
+    ;(collections[name] ?? []).forEach((doc, index) => {
+      const { merchantId, mode } = doc as ModeObjects[typeof name][number]
+      const group = groupOf(merchantId, mode)
+      ;(group.docs[name] as unknown[]).push(doc)
+      group.places[name].push(index)
+    })
+  }
+  const invoices = new Map(((collections.invoices ?? []) as InvoiceRecord[]).map((invoice) => [invoice.pageToken, invoice]))
+  const endpoints = new Map((collections.webhookEndpoints ?? []).map((endpoint) => [endpoint.id, endpoint as WebhookEndpointRecord]))
+  ;((collections.merchants ?? []) as MerchantRecord[]).forEach((merchant, k) => {
+    for (const mode of MODES) {
+      const { docs, places } = groupOf(merchant.id, mode)
+      const balance = checkModeObjects(docs, {
+        merchant,
+        mode,
+        allowedHosts,
+        invoiceWithPageToken: (token) => invoices.get(token),
+        webhookEndpoint: (id) => endpoints.get(id),
+        place: (name, index) => places[name][index]!,
+      })
+      if (merchant.balances[mode] !== balance) {
+        throw new Error(
+          `${recordPath('merchants', k, `balances.${mode}`)} is ${formatFjd(merchant.balances[mode])}, but the merchant's ${mode} payments ` +
+            `earned ${formatFjd(balance)} that no Payout swept.`,
+        )
+      }
+    }
+  })
 }
 
 /**

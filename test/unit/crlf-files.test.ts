@@ -24,6 +24,6 @@ describe('files with CRLF line ends', () => {
     await writeFile(merchant, withCrlf(JSON.stringify({ format: 'bula-state', version: 1, merchantId: 'ms_a', mode: 'test', collections: {} }, null, 2)))
     expect((await readStateFile(merchant)).merchantId).toBe('ms_a')
     const whole = withCrlf(JSON.stringify({ format: 'bula-state', version: 1, collections: { merchants: [] } }, null, 2))
-    expect(checkState(JSON.parse(whole), 'state.json').collections).toEqual({ merchants: [] })
+    expect(checkState(JSON.parse(whole), 'state.json', []).collections).toEqual({ merchants: [] })
   })
 })
