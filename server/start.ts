@@ -92,6 +92,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     throw new StartError((error as Error).message, 1)
   }
   if (options.exportOnExit) await checkExportTarget(options.exportOnExit)
+  // Checked before the data file is opened: a refused file leaves it as it was, or never makes it.
+  const imported = options.importFile
+    ? await readStateFile(options.importFile, allowedHosts).catch((error: unknown) => {
+        throw new StartError((error as Error).message, 2)
+      })
+    : undefined
   const { store } = await openStore<Collections>({
     file: options.dataFile,
     collections: COLLECTION_NAMES,
@@ -103,13 +109,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     // The data file is left as it is: the message names it and says why.
     throw error instanceof StoreOpenError ? new StartError(error.message, 2) : error
   })
-  if (options.importFile) {
-    const state = await readStateFile(options.importFile, allowedHosts).catch(async (error: unknown) => {
-      await store.close()
-      throw new StartError((error as Error).message, 2)
-    })
-    replaceState(store, state)
-  }
+  if (imported) replaceState(store, imported)
   const ctx = createServiceContext({
     store,
     wall: options.wall ?? systemWallClock,

@@ -253,6 +253,24 @@ describe('bula state', () => {
     })
   })
 
+  it('bula serve --import refuses a whole file holding what the API never leaves, exits 2 naming the file and the value, and keeps its data file', async () => {
+    const origin = path.join(dir, 'forged-origin.json')
+    const first = await startServe({ memory: true, args: ['--export-on-exit', origin] })
+    const merchant = await signupMerchant(first.baseUrl)
+    const session = await merchant.api.createSession()
+    expect(await first.stop()).toBe(0)
+    const state = JSON.parse(await readFile(origin, 'utf8')) as { collections: { checkoutSessions: { id: string; customerEmail: string | null }[] } }
+    const at = state.collections.checkoutSessions.findIndex((s) => s.id === session.id)
+    state.collections.checkoutSessions[at]!.customerEmail = 'someone@example.test'
+    await writeFile(origin, JSON.stringify(state))
+    const dataFile = path.join(dir, 'kept.json')
+    await writeFile(dataFile, '')
+    const refused = await execa('node', [BIN, 'serve', '--port', '0', '--data', dataFile, '--import', origin, '--no-save-profile'], { reject: false, timeout: 30_000, stdin: 'ignore' })
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr.replace(/\s*›\s*/g, ' ')).toContain(`${origin}: checkoutSessions[${at}].customerEmail must be null: test mode validates a customer's e-mail and drops it.`)
+    expect(await readFile(dataFile, 'utf8')).toBe('')
+  })
+
   it('refuses a file that is not this merchant\'s state, naming what is wrong', async () => {
     const owner = await busyMerchant()
     const other = await signupMerchant(server().baseUrl)
