@@ -3,7 +3,16 @@ import { formatFjd } from '../src/money.js'
 import { makePrivate } from '../src/private-file.js'
 import { MODES } from '../src/schemas/enums.js'
 import { INVOICE_ID_COUNTER, MAX_IMPORTED_INVOICE_ID } from './domain/invoice.js'
-import { parseRecord, recordPath, type CounterRecord, type InvoiceRecord, type MerchantRecord, type RecordCollection, type WebhookEndpointRecord } from './domain/records.js'
+import {
+  parseRecord,
+  recordPath,
+  type ApiKeyRecord,
+  type CounterRecord,
+  type InvoiceRecord,
+  type MerchantRecord,
+  type RecordCollection,
+  type WebhookEndpointRecord,
+} from './domain/records.js'
 import { checkModeObjects, STATE_COLLECTIONS, type ModeObjects, type StateCollection } from './domain/state-consistency.js'
 import { COLLECTION_NAMES, type Collections } from './store/collections.js'
 import type { Store } from './store/types.js'
@@ -140,6 +149,7 @@ function checkMerchantModes(collections: Partial<Record<RecordCollection, { id: 
   const invoices = new Map(((collections.invoices ?? []) as InvoiceRecord[]).map((invoice) => [invoice.pageToken, invoice]))
   const endpoints = new Map((collections.webhookEndpoints ?? []).map((endpoint) => [endpoint.id, endpoint as WebhookEndpointRecord]))
   ;((collections.merchants ?? []) as MerchantRecord[]).forEach((merchant, k) => {
+    if (!merchant.liveUnlocked) refuseAnythingLive(merchant, k, groupOf(merchant.id, 'live').places, (collections.apiKeys ?? []) as ApiKeyRecord[])
     for (const mode of MODES) {
       const { docs, places } = groupOf(merchant.id, mode)
       const balance = checkModeObjects(docs, {
@@ -158,6 +168,23 @@ function checkMerchantModes(collections: Partial<Record<RecordCollection, { id: 
       }
     }
   })
+}
+
+/**
+ * A merchant whose live payments were never unlocked (verification approves
+ * them) has no live key, so it has made nothing live and cannot have live
+ * Providers on. A merchant's own import is held to this by the key it needs;
+ * a whole file names the merchant's state outright.
+ */
+function refuseAnythingLive(merchant: MerchantRecord, k: number, livePlaces: Record<StateCollection, number[]>, apiKeys: ApiKeyRecord[]): void {
+  const why = `but the merchant's live payments were never unlocked (${recordPath('merchants', k, 'liveUnlocked')} is false: verification approves them).`
+  if (merchant.settings.liveProviders) throw new Error(`${recordPath('merchants', k, 'settings.liveProviders')} is true, ${why}`)
+  for (const name of STATE_COLLECTIONS) {
+    const first = livePlaces[name][0]
+    if (first !== undefined) throw new Error(`${recordPath(name, first, 'mode')} is live, ${why}`)
+  }
+  const key = apiKeys.findIndex((apiKey) => apiKey.merchantId === merchant.id && apiKey.mode === 'live')
+  if (key >= 0) throw new Error(`${recordPath('apiKeys', key, 'mode')} is live, ${why}`)
 }
 
 /**

@@ -71,6 +71,36 @@ describe('`bula serve --import` of a whole simulator', () => {
     }
   })
 
+  it('refuses live objects, live keys or live Providers for a merchant whose live payments were never unlocked', async () => {
+    const live = whole.collections.merchants!.findIndex((merchant) => merchant.liveUnlocked === true)
+    const liveId = whole.collections.merchants![live]!.id as string
+    const firstLive = (state: StateFile, name: 'checkoutSessions' | 'apiKeys') =>
+      state.collections[name]!.findIndex((doc) => doc.merchantId === liveId && doc.mode === 'live')
+    const locked = (state: StateFile, settings: Doc) => Object.assign(state.collections.merchants![live]!, { liveUnlocked: false, settings: { ...(state.collections.merchants![live]!.settings as Doc), ...settings } })
+    const forgeries: [string, (state: StateFile) => void, string][] = [
+      ['live Providers on', (state) => locked(state, { liveProviders: true }), `merchants[${live}].settings.liveProviders is true, but`],
+      ['a live Checkout Session', (state) => locked(state, { liveProviders: false }), `checkoutSessions[${firstLive(whole, 'checkoutSessions')}].mode is live, but`],
+      [
+        'a live key and nothing else live',
+        (state) => {
+          locked(state, { liveProviders: false })
+          for (const name of ['checkoutSessions', 'paymentIntents', 'invoices', 'payouts', 'webhookEndpoints', 'events', 'deliveries', 'emails'] as const) {
+            state.collections[name] = state.collections[name]!.filter((doc) => doc.merchantId !== liveId || doc.mode !== 'live')
+          }
+          ;(state.collections.merchants![live]!.balances as Doc).live = 0
+        },
+        `apiKeys[${firstLive(whole, 'apiKeys')}].mode is live, but`,
+      ],
+    ]
+    expect(firstLive(whole, 'checkoutSessions')).toBeGreaterThanOrEqual(0)
+    for (const [what, forge, named] of forgeries) {
+      const state = structuredClone(whole)
+      forge(state)
+      const file = await fileOf(state)
+      await expect(startServer({ port: 0, importFile: file, log: () => {} }), what).rejects.toThrow(`${file}: ${named}`)
+    }
+  })
+
   it('takes http URLs in test mode on the hosts the starting simulator allows, as its API does', async () => {
     const paid = sessionAt(whole, busy.ids.paid.id)
     const state = structuredClone(whole)
