@@ -1,7 +1,8 @@
 import { Low } from 'lowdb'
 import { closeSync, constants } from 'node:fs'
-import { chmod, mkdir, open, readFile, realpath, rm, stat, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, readFile, realpath, rm, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import { makePrivate } from '../../src/private-file.js'
 import { BulaStore } from './bula-store.js'
 import { DocumentState, type LoadedSnapshot } from './document-state.js'
 import { errorCode, messageOf } from './error-info.js'
@@ -160,8 +161,9 @@ async function openFiles<S extends Schema>(
     if (existingJournal === null) await syncDirectory(path.dirname(file))
     // The snapshot just written holds all of it (and the rest was zeros).
     if (existingJournal !== null && existingJournal.length > 0) await handle.truncate(0)
-    await restrictToOwner(file)
-    await restrictToOwner(journalPath)
+    // The data may hold API key hashes and customer details: files made by an older bula or by hand are tightened.
+    await makePrivate(file)
+    await makePrivate(journalPath)
     await rm(tempFileOf(file), { force: true })
     await rm(tempFileOf(journalPath), { force: true })
   } catch (error) {
@@ -228,8 +230,3 @@ async function readIfExists(file: string): Promise<Buffer | null> {
   }
 }
 
-/** The data may hold API key hashes and customer details: files made by an older bula or by hand are tightened. */
-async function restrictToOwner(file: string): Promise<void> {
-  const { mode } = await stat(file)
-  if ((mode & 0o777) !== 0o600) await chmod(file, 0o600)
-}

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { readFailure, readFileAtMost } from '../bounded-read.js'
 import { byteSize } from '../byte-size.js'
 import { ApiError } from '../errors.js'
 import { maskedKey } from '../key-mask.js'
+import { makePrivate } from '../private-file.js'
 import { parseConfig, type BulaConfig, type Profile } from './config-schema.js'
 
 export type { BulaConfig, Profile } from './config-schema.js'
@@ -69,20 +70,17 @@ export async function loadConfig(env: Env = process.env): Promise<BulaConfig> {
 }
 
 /**
- * The config holds secret keys: one that others may read (copied from
- * another machine, restored from a backup) is made 0600 when it is read, as
- * every write makes it. Where the system has no such modes (Windows: the
+ * The config holds secret keys: one with another mode (readable by others
+ * after a copy from another machine or a restore from a backup) is made 0600
+ * when it is read, as every write makes it. Where the system has no such modes (Windows: the
  * profile folder's ACLs), or bula may not change them (another user's
  * file), it is left as it is and still read.
  */
 async function keepPrivate(file: string): Promise<void> {
   if (process.platform === 'win32') return
-  try {
-    const info = await stat(file)
-    if (info.isFile() && (info.mode & 0o077) !== 0) await chmod(file, 0o600)
-  } catch {
+  await makePrivate(file).catch(() => {
     // Not ours to change: reading it is still what was asked.
-  }
+  })
 }
 
 /** Throws unless `name` can be saved; check before work whose result would be lost. */
