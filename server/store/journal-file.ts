@@ -27,9 +27,9 @@ export function journalOpenFlags(synced: boolean): number {
  * zeros. A durable write inside the file changes no metadata, while one that
  * makes the file longer must also commit its new size: on ext4 here the
  * first took 0.11 ms and the second 0.19 ms, and creates a second at 10
- * connections rose 8–25 % (docs/performance.md, "Latest run"). Start-up
- * reads the journal up to its last byte that is not zero
- * (journalContentOf); a line never ends in one.
+ * connections rose 8–25 % (docs/performance-history.md, "the journal's
+ * extents"). Start-up reads the journal up to its last byte that is not
+ * zero (journalContentOf); a line never ends in one.
  */
 export const JOURNAL_EXTENT_BYTES = 1 << 20
 
