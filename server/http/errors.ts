@@ -30,6 +30,8 @@ function fromFrameworkError(error: FrameworkError): ApiError | undefined {
       return apiError('invalid_request', typeof error.body === 'string' && isJsonText(error.body) ? 'The body must be a JSON object.' : 'The body is not valid JSON.')
     case 'entity.too.large':
       return apiError('payload_too_large', typeof error.limit === 'number' ? `The body is larger than ${byteSize(error.limit)}.` : 'The body is too large.')
+    case 'entity.too.complex':
+      return apiError('payload_too_large', String(error.message))
     case 'parameters.too.many':
       return apiError('payload_too_large', 'The form has too many fields.')
     case 'encoding.unsupported':
