@@ -35,7 +35,7 @@ const WARMUP_SECONDS = 1
 const START_WARMUP_SECONDS = 8
 const CONNECTIONS = [10, 50]
 /** Create runs of the two baselines and the simulator, interleaved, at each point and number of connections. */
-const CREATE_PAIRS = 3
+const CREATE_TRIPLES = 3
 const STORED = [1_000, 100_000, 300_000]
 /** The point most targets are judged at. */
 const AT = 100_000
@@ -386,7 +386,7 @@ async function main() {
         // Creates in interleaved triples, the two baselines then the simulator, and the median of the triples'
         // ratios: the machine's speed drifts (other tenants share its cores), and runs seconds apart drift least.
         const triples = []
-        for (let n = 0; n < CREATE_PAIRS; n++) {
+        for (let n = 0; n < CREATE_TRIPLES; n++) {
           const base = await measure(baseline.baseUrl, connections, requestsFor('create', secrets, sessionIds))
           const durable = await measure(durableBaseline.baseUrl, connections, requestsFor('create', secrets, sessionIds))
           const create = await measureSimulator(sim, connections, requestsFor('create', secrets, sessionIds))
@@ -405,8 +405,8 @@ async function main() {
             cpuUsPerRequest: Math.round(create.cpuUsPerRequest),
             vsBaseline: median(ratiosTo('base')),
             vsDurable: median(ratiosTo('durable')),
-            pairRatios: rounded(ratiosTo('base')),
-            durablePairRatios: rounded(ratiosTo('durable')),
+            ratiosToBaseline: rounded(ratiosTo('base')),
+            ratiosToDurable: rounded(ratiosTo('durable')),
           },
         ]
         for (const operation of ['get', 'list']) {
@@ -417,7 +417,7 @@ async function main() {
         rows.push({ server: 'durable baseline', operation: 'create', stored: 0, connections, ...durable, vsBaseline: durable.reqPerSec / base.reqPerSec })
         for (const run of runs) {
           rows.push({ server: 'simulator', stored, connections, ...run })
-          const ratios = run.pairRatios ? `; × baseline in ${CREATE_PAIRS} triples: ${run.pairRatios.join(', ')}; × durable baseline: ${run.durablePairRatios.join(', ')}` : ''
+          const ratios = run.ratiosToBaseline ? `; × baseline in ${CREATE_TRIPLES} triples: ${run.ratiosToBaseline.join(', ')}; × durable baseline: ${run.ratiosToDurable.join(', ')}` : ''
           console.log(`  ${run.operation}, ${connections} connections: ${run.reqPerSec.toFixed(0)} req/s (baseline ${base.reqPerSec.toFixed(0)}, durable baseline ${durable.reqPerSec.toFixed(0)}), ${run.cpuUsPerRequest} µs CPU a request${ratios}`)
         }
       }
