@@ -65,10 +65,11 @@ app.post('/v1/checkout-sessions', (req, res) => {
     return
   }
   // A body of about the simulator's size, so both answers cost the same to send.
-  const session = { id: `cs_${randomUUID()}`, status: 'pending', mode: 'test', currency: 'FJD', ...parsed.data }
-  store(`${JSON.stringify(session)}\n`, (error) => {
+  // Serialized once, for the file and the answer, as the simulator answers with the text it journalled.
+  const text = JSON.stringify({ id: `cs_${randomUUID()}`, status: 'pending', mode: 'test', currency: 'FJD', ...parsed.data })
+  store(`${text}\n`, (error) => {
     if (error) res.status(500).json({ error: { code: 'storage_error', message: error.message } })
-    else res.status(201).json(session)
+    else res.status(201).type('json').send(text)
   })
 })
 const server = app.listen(0, '127.0.0.1', () => {
