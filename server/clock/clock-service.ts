@@ -528,8 +528,8 @@ export class ClockService {
     let earliest = Infinity
     for (const [merchantId, heap] of this.heaps) {
       if ((this.inFlight.get(merchantId)?.size ?? 0) >= MAX_IN_FLIGHT) continue
-      const entry = heap.peek()
-      if (entry) earliest = Math.min(earliest, entry.dueAt - this.offset(merchantId))
+      const dueAt = heap.earliestDueAt()
+      if (dueAt !== Infinity) earliest = Math.min(earliest, dueAt - this.offset(merchantId))
     }
     return earliest
   }
@@ -557,7 +557,7 @@ export class ClockService {
     this.timerAt = Infinity
     this.running = true
     try {
-      const due = [...this.heaps.keys()].filter((id) => (this.heaps.get(id)?.peek()?.dueAt ?? Infinity) <= this.now(id))
+      const due = [...this.heaps.keys()].filter((id) => (this.heaps.get(id)?.earliestDueAt() ?? Infinity) <= this.now(id))
       await Promise.all(due.map((id) => this.withLock(id, () => this.runDue(id, this.now(id), false))))
       await this.deps.store.commit()
       void this.sweep()

@@ -27,6 +27,11 @@ export class MinHeap {
     return this.id.length === 0 ? undefined : this.entry(0)
   }
 
+  /** The first entry's due time, Infinity when empty: what the timer asks of every merchant's heap on each create, without an entry object. */
+  earliestDueAt(): number {
+    return this.id.length === 0 ? Infinity : this.dueAt[0]!
+  }
+
   push(entry: HeapEntry): void {
     this.dueAt.push(entry.dueAt)
     this.seq.push(entry.seq)

@@ -3,6 +3,7 @@ import type { RequestHandler, Response } from 'express'
 import type { Caller, ServiceContext } from '../context.js'
 import { parseKeyPrefix } from '../domain/api-key.js'
 import { findUsableKey, keyStillUsable } from '../services/api-keys.js'
+import { headerCount } from './header-count.js'
 
 /**
  * What a 401 asks for (RFC 9110 §11.6.1, RFC 6750 §3): a bearer token, and
@@ -28,7 +29,7 @@ export function authenticate(ctx: ServiceContext, options: { allowPublishable?: 
     }
     // Node keeps the first of two Authorization headers and drops the other; a proxy in front that reads the other
     // would have let the request through for another key. Two are no key at all, whichever they are.
-    if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
+    if (headerCount(req, 'authorization') > 1) {
       next(apiError('invalid_api_key', 'Send one Authorization header, not several.', { headers: { 'WWW-Authenticate': CHALLENGE.invalid } }))
       return
     }

@@ -3,6 +3,7 @@ import type { Request, RequestHandler } from 'express'
 import { isIP } from 'node:net'
 import { ApiError, invalidRequest } from '../../src/errors.js'
 import { escapeHtml } from '../templates.js'
+import { headerCount } from './header-count.js'
 import { htmlPageHeaders } from './pages/headers.js'
 
 /**
@@ -74,7 +75,7 @@ const refusalPageHeaders = htmlPageHeaders({ contentSecurityPolicy: "default-src
 export function hostCheck(allowedNames: readonly string[]): RequestHandler {
   return (req, res, next) => {
     // Node keeps the first of two Host headers; a proxy in front reading the other would route by a name this check never saw.
-    if ((req.headersDistinct.host?.length ?? 0) > 1) {
+    if (headerCount(req, 'host') > 1) {
       next(invalidRequest('Send one Host header, not several.', 'Host'))
       return
     }

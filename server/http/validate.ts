@@ -2,6 +2,7 @@ import type { Request } from 'express'
 import type { z } from 'zod'
 import { invalidRequest } from '../../src/errors.js'
 import { fieldPath } from '../../src/field-path.js'
+import { headerCount } from './header-count.js'
 
 type Issue = z.core.$ZodIssue
 
@@ -41,7 +42,7 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where:
 /** `Idempotency-Key`: a string of at least one character (spec); we cap it at 255. */
 export function idempotencyKeyOf(req: Request): string {
   // Node joins repeated headers with ", ": two keys would act as a third, "a, b", that the client never sent.
-  if ((req.headersDistinct['idempotency-key']?.length ?? 0) > 1) throw invalidRequest('Send one Idempotency-Key header, not several.', 'Idempotency-Key')
+  if (headerCount(req, 'idempotency-key') > 1) throw invalidRequest('Send one Idempotency-Key header, not several.', 'Idempotency-Key')
   const key = req.get('idempotency-key')
   if (key === undefined || key.length === 0) throw invalidRequest('This route needs an Idempotency-Key header.', 'Idempotency-Key')
   if (key.length > 255) throw invalidRequest('Idempotency-Key must be at most 255 characters.', 'Idempotency-Key')

@@ -93,6 +93,17 @@ describe('the Host header, which Node would refuse on its own', () => {
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_request', message: 'Send one Host header, not several.', param: 'Host' } })
   })
 
+  it('counts a header however its name is cased: `Host` and `hOST` are two Host headers, and so are the other repeats refused', async () => {
+    const host = await sendRaw('GET /_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nhOST: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    expect(host.statusLine).toBe('HTTP/1.1 400 Bad Request')
+    expect(JSON.parse(host.body).error.message).toBe('Send one Host header, not several.')
+    const authorization = await sendRaw('GET /v1/merchants/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sk_test_a\r\nAUTHORIZATION: Bearer sk_test_a\r\nConnection: close\r\n\r\n')
+    expect(JSON.parse(authorization.body).error).toEqual({ code: 'invalid_api_key', message: 'Send one Authorization header, not several.' })
+    // One Host whose name merely contains another header's name (`X-Host`) is not a second Host.
+    const single = await sendRaw('GET /_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Host: evil.example\r\nConnection: close\r\n\r\n')
+    expect(single.statusLine).toBe('HTTP/1.1 200 OK')
+  })
+
   it('checks the name of an absolute-form target, which HTTP has a server use instead of Host', async () => {
     // Before, Host alone was checked: `GET http://evil.example/…` with an allowed Host was answered.
     const rebound = await sendRaw('GET http://evil.example/_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 import { ClockService } from '../../server/clock/clock-service.js'
+import { MinHeap } from '../../server/clock/min-heap.js'
 import { newMerchant } from '../../server/domain/merchant.js'
 import { COLLECTION_NAMES, INDEXES, type Collections } from '../../server/store/collections.js'
 import { openStore } from '../../server/store/index.js'
@@ -154,6 +155,17 @@ describe('ClockService', () => {
     wall.tick(MINUTE)
     await clock.tick()
     expect(seen).toEqual(['due'])
+  })
+
+  it('tells the timer the earliest due time of a queue, and Infinity for an empty one', () => {
+    const heap = new MinHeap()
+    expect(heap.earliestDueAt()).toBe(Infinity)
+    heap.push({ dueAt: 30, seq: 0, id: 'a' })
+    heap.push({ dueAt: 10, seq: 1, id: 'b' })
+    heap.push({ dueAt: 20, seq: 2, id: 'c' })
+    expect(heap.earliestDueAt()).toBe(10)
+    heap.pop()
+    expect(heap.earliestDueAt()).toBe(20)
   })
 
   it('keeps jobs and offsets across a restart', async () => {
