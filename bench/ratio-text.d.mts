@@ -1,0 +1,1 @@
+export function ratioText(ratio: number, target: number): string
