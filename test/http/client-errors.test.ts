@@ -93,7 +93,7 @@ describe('the Host header, which Node would refuse on its own', () => {
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_request', message: 'Send one Host header, not several.', param: 'Host' } })
   })
 
-  it('counts a header however its name is cased: `Host` and `hOST` are two Host headers, and so are the other repeats refused', async () => {
+  it('counts a header however its name is cased: `Host` and `hOST` are two Host headers, `Authorization` and `AUTHORIZATION` two keys', async () => {
     const host = await sendRaw('GET /_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nhOST: 127.0.0.1\r\nConnection: close\r\n\r\n')
     expect(host.statusLine).toBe('HTTP/1.1 400 Bad Request')
     expect(JSON.parse(host.body).error.message).toBe('Send one Host header, not several.')
