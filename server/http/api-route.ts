@@ -8,6 +8,7 @@ import { authenticate, callerOf, requireKeyStillUsable } from './auth.js'
 import { handle, idempotentReply, type Reply } from './handle.js'
 import { injectFaults } from './faults.js'
 import { jsonBody } from './json-body.js'
+import { series } from './series.js'
 import { declareRoute, faultsApply, type RouteSpec } from './openapi-routes.js'
 import { idempotencyKeyOf, parseWith } from './validate.js'
 
@@ -101,11 +102,11 @@ export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?
     // a request without a valid key learns nothing from its body, whatever it is (malformed, over 1 MiB, __proto__).
     before.push(...readThisBody)
     if (faultsApply(spec)) before.push(injectFaults(ctx))
+    // One layer for the route's handlers (series.ts).
     declareRoute(
       router,
       spec,
-      ...before,
-      handle(ctx, async (req, res) => {
+      series(...before, handle(ctx, async (req, res) => {
         // The body has arrived by now: the key that let it in may have been revoked meanwhile.
         const caller = spec.auth === 'none' ? undefined : callerOf(res)
         if (caller) requireKeyStillUsable(ctx, caller)
@@ -130,7 +131,7 @@ export function apiRoutes(router: Router, ctx: ServiceContext, options: { guard?
         const reply = await run({ req, res, caller, body, query, params, key } as RouteInput<S>)
         if (spec.idempotencyKey) recordObjectId(res, reply)
         return reply
-      }),
+      })),
     )
   }
 }

@@ -7,6 +7,7 @@ import { errorHandler, notFoundHandler, refuseTrailingSlash, refuseUntakenOption
 import { hostCheck } from './host-check.js'
 import { openApiRouter } from './openapi.js'
 import { requestLogging } from './request-logging.js'
+import { series } from './series.js'
 import { checkoutPagesRouter } from './pages/checkout.js'
 import { invoicePagesRouter } from './pages/invoice.js'
 import { favicon, startPage } from './pages/start.js'
@@ -37,11 +38,16 @@ export function createApp({ ctx, version, log, logRequests, listenHost }: AppOpt
   app.set('etag', false)
   // Mount paths too (`/V1/...` is no route); set before the first app.use, which creates the app's router.
   app.enable('case sensitive routing')
-  app.use(requestLogging(ctx, { log, logRequests }))
-  // Before every route and body parser: nothing answers a name that DNS rebinding could have pointed here.
-  app.use(hostCheck(listenHost === undefined ? ctx.allowedHosts : [...ctx.allowedHosts, listenHost.toLowerCase()]))
-  app.use(crossOriginCalls(app))
-  app.use(refuseTrailingSlash)
+  // One layer for what every request goes through (series.ts). The Host check comes before every route and body
+  // parser: nothing answers a name that DNS rebinding could have pointed here.
+  app.use(
+    series(
+      requestLogging(ctx, { log, logRequests }),
+      hostCheck(listenHost === undefined ? ctx.allowedHosts : [...ctx.allowedHosts, listenHost.toLowerCase()]),
+      crossOriginCalls(app),
+      refuseTrailingSlash,
+    ),
+  )
   const dashboardSessions = new DashboardSessions(() => ctx.clock.wallNow())
   // Each router that holds routes ends with refuseUntakenOptions (simRouter's own do); the hosted pages end in catch-alls.
   app.use('/_sim/state', refuseUntakenOptions(stateRouter(ctx)))
