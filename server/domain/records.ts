@@ -189,12 +189,13 @@ export const idempotencyRecordSchema = z.strictObject({
   request: z.unknown(),
   status: z.number().int().min(200).max(299),
   /**
-   * The response body as JSON text. A string rather than the object tree: it
-   * is only read on a replay, and as one JSON string it costs start-up a
-   * fraction of the parsing and the heap of a copy of the object.
+   * The response body as JSON text, in records written from 22 to 27
+   * November 2026, when start-up parsed every record and one string cost it
+   * less than the object tree. Records are lazy now (parsed when read), and
+   * the text as a JSON string cost every create the escaping of its quotes.
    */
   response: jsonText.optional(),
-  /** The response body, in records written before `response` existed. */
+  /** The response body: records written before 22 and after 27 November 2026. */
   body: z.unknown().optional(),
 }).refine((record) => record.response !== undefined || record.body !== undefined, {
   message: 'a replay needs the response (or, in older records, the body)',

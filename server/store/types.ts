@@ -34,7 +34,12 @@ export interface Store<S extends Schema> {
   lookup<C extends keyof S & string>(collection: C, index: string, key: string): S[C] | undefined
   /** Ids in the group, oldest insertion first. The array must not be modified. */
   group<C extends keyof S & string>(collection: C, index: string, key: string): readonly string[]
-  put<C extends keyof S & string>(collection: C, doc: S[C]): void
+  /**
+   * `json`, when given, must be exactly `JSON.stringify(doc)`: a caller that
+   * has most of the text already (an Idempotency-Key record holds the answer
+   * it sent) saves serializing it again.
+   */
+  put<C extends keyof S & string>(collection: C, doc: S[C], json?: string): void
   delete<C extends keyof S & string>(collection: C, id: string): void
   /**
    * Resolves once every change made before the call is on disk (an O_DSYNC

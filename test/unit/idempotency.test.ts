@@ -1,12 +1,16 @@
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createServiceContext, type Caller } from '../../server/context.js'
 import type { ApiKeyRecord } from '../../server/domain/api-key.js'
 import { newMerchant } from '../../server/domain/merchant.js'
 import { findStoredResult, registerIdempotencyPurge, REPLAY_WINDOW_MS, replayRecord, runIdempotent } from '../../server/services/idempotency.js'
-import { COLLECTION_NAMES, INDEXES, type Collections } from '../../server/store/collections.js'
+import { COLLECTION_NAMES, INDEXES, LAZY_COLLECTIONS, type Collections } from '../../server/store/collections.js'
 import { openStore } from '../../server/store/index.js'
+import { journalFileOf } from '../../server/store/journal-file.js'
 import { ApiError } from '../../src/errors.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
+import { tempFolder } from '../helpers/temp.js'
 
 async function setup() {
   const { store } = await openStore<Collections>({ collections: COLLECTION_NAMES, indexes: INDEXES })
@@ -33,6 +37,34 @@ describe('runIdempotent', () => {
     expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: false, json: '{"id":"thing_1"}' })
     expect(run(100)).toEqual({ status: 201, body: { id: 'thing_1' }, replayed: true, json: '{"id":"thing_1"}' })
     expect(runs).toBe(1)
+  })
+
+  it('journals the record with the answer as an object, its text exactly the answer sent, and replays it after a restart', async () => {
+    const file = path.join(await tempFolder('bula-idempotency-'), 'data.json')
+    const open = () => openStore<Collections>({ file, collections: COLLECTION_NAMES, indexes: INDEXES, lazy: LAZY_COLLECTIONS })
+    const body = { id: 'thing_1', note: 'a "quoted" \\ line\u2028 é 🌴', items: [{ n: 1 }], none: null }
+    const first = await open()
+    const ctx = createServiceContext({ store: first.store, wall: new ManualWallClock(Date.UTC(2026, 0, 1)), log: () => {} })
+    const merchant = newMerchant({ id: 'ms_a', email: 'a@b.test', name: 'A', tier: 'business', now: Date.UTC(2026, 0, 1) })
+    first.store.put('merchants', merchant)
+    const scope = { caller: { merchant, mode: 'test' as const, key: { id: 'key_x' } as ApiKeyRecord }, route: 'POST /v1/things', key: 'k1' }
+    const made = runIdempotent(ctx, scope, { amount: 100 }, sameAmount, () => ({ status: 201, body }))
+    await first.store.commit()
+
+    const puts = readFileSync(journalFileOf(file), 'utf8').split('\n').filter((line) => line.startsWith('{'))
+    const ops = puts.flatMap((line) => (JSON.parse(line) as { ops: unknown[][] }).ops)
+    const [, , id, record] = ops.find(([op, collection]) => op === 'put' && collection === 'idempotency') as [string, string, string, Record<string, unknown>]
+    expect(record).toEqual({ id, merchantId: 'ms_a', mode: 'test', route: 'POST /v1/things', createdAt: Date.UTC(2026, 0, 1), expiresAt: Date.UTC(2026, 0, 1) + REPLAY_WINDOW_MS, request: { amount: 100 }, status: 201, body })
+    // The line holds the record as JSON.stringify writes it, the answer's text spliced in unchanged.
+    expect(puts.join('\n')).toContain(`"${id}",${JSON.stringify(record)}]`)
+
+    await first.store.close()
+    const second = await open()
+    const again = createServiceContext({ store: second.store, wall: new ManualWallClock(Date.UTC(2026, 0, 1)), log: () => {} })
+    const replayed = runIdempotent(again, scope, { amount: 100 }, sameAmount, () => ({ status: 201, body: { id: 'thing_2' } }))
+    expect(replayed).toEqual({ ...made, replayed: true })
+    expect(replayed.json).toBe(JSON.stringify(body))
+    await second.store.close()
   })
 
   it('refuses the same key with a different request: 409 idempotency_key_reused', async () => {
@@ -85,7 +117,7 @@ describe('runIdempotent', () => {
     registerIdempotencyPurge(ctx)
     const HOUR = 60 * 60 * 1000
     const run = (key: string) => runIdempotent(ctx, { caller: caller('test'), route: 'POST /a', key }, { amount: 1 }, sameAmount, () => ({ status: 201, body: { key } }))
-    const records = () => ctx.store.group('idempotency', 'byMerchantMode', 'ms_a:test').map((id) => ctx.store.get('idempotency', id)!.response)
+    const records = () => ctx.store.group('idempotency', 'byMerchantMode', 'ms_a:test').map((id) => JSON.stringify(ctx.store.get('idempotency', id)!.body))
     run('first')
     wall.tick(HOUR)
     run('second')
