@@ -7,9 +7,8 @@
 // the file as a JSON line, and its 201 waits until the line is on disk, by the
 // simulator journal's own means (server/store/journal-file.ts): O_DSYNC
 // writes into a file grown a mebibyte of zeros at a time, and one write for
-// every line that arrived while the last was in flight. Every create's ratio
-// to it is printed beside the storage-free one's; the targets are judged
-// against the storage-free one (docs/performance.md, "Two baselines").
+// every line that arrived while the last was in flight. Issue 18's target
+// compares creates with this one (docs/performance.md, "Two baselines").
 import { Buffer } from 'node:buffer'
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'

