@@ -40,16 +40,16 @@ export class BulaStore<S extends Schema> implements Store<S> {
     return this.state.group(collection, index, key)
   }
 
-  put<C extends keyof S & string>(collection: C, doc: S[C], given?: string): void {
+  put<C extends keyof S & string>(collection: C, doc: S[C], json?: string): void {
     this.assertOpen()
     if (typeof doc.id !== 'string' || doc.id === '') throw new TypeError(`put("${collection}"): a document needs a non-empty string id.`)
     const writer = this.writer
     if (!writer) return this.state.put(collection, doc)
     // Serialized now, not when written: the caller may change or reuse the object once put returns. The text is
     // the journal's, and what a lazy collection keeps instead of the object.
-    const json = given ?? JSON.stringify(doc)
-    this.state.put(collection, doc, json)
-    writer.record(`["put",${JSON.stringify(collection)},${JSON.stringify(doc.id)},${json}]`, this.state.isLazy(collection) ? { collection, id: doc.id, json } : undefined)
+    const text = json ?? JSON.stringify(doc)
+    this.state.put(collection, doc, text)
+    writer.record(`["put",${JSON.stringify(collection)},${JSON.stringify(doc.id)},${text}]`, this.state.isLazy(collection) ? { collection, id: doc.id, json: text } : undefined)
   }
 
   delete<C extends keyof S & string>(collection: C, id: string): void {
