@@ -19,6 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import autocannon from 'autocannon'
 import { SERVE_NODE_FLAGS } from '../dist/src/cli/serve-node-flags.js'
+import { watchCompactions } from './compaction-watch.mjs'
 import { ratioText } from './ratio-text.mjs'
 
 const ROOT = path.resolve(import.meta.dirname, '..')
@@ -404,15 +405,18 @@ async function main() {
         for (let n = 0; n < CREATE_TRIPLES; n++) {
           const base = await measure(baseline.baseUrl, connections, requestsFor('create', secrets, sessionIds))
           const durable = await measure(durableBaseline.baseUrl, connections, requestsFor('create', secrets, sessionIds))
+          const compactions = watchCompactions(dataFile)
           const create = await measureSimulator(sim, connections, requestsFor('create', secrets, sessionIds))
+          const compacted = await compactions.stop()
           point.madeByRuns += create.made
-          triples.push({ base: withoutCount(base), durable: withoutCount(durable), create: withoutCount(create) })
+          triples.push({ base: withoutCount(base), durable: withoutCount(durable), create: withoutCount(create), compacted })
         }
         const base = meanOf(triples.map((triple) => triple.base))
         const durable = meanOf(triples.map((triple) => triple.durable))
         const create = meanOf(triples.map((triple) => triple.create))
         const ratiosTo = (server) => triples.map((triple) => triple.create.reqPerSec / triple[server].reqPerSec)
         const rounded = (ratios) => ratios.map((ratio) => Number(ratio.toFixed(2)))
+        const compactedIn = triples.map((triple) => triple.compacted)
         const runs = [
           {
             operation: 'create',
@@ -422,6 +426,7 @@ async function main() {
             vsDurable: median(ratiosTo('durable')),
             ratiosToBaseline: rounded(ratiosTo('base')),
             ratiosToDurable: rounded(ratiosTo('durable')),
+            compactedIn,
           },
         ]
         for (const operation of ['get', 'list']) {
@@ -432,7 +437,9 @@ async function main() {
         rows.push({ server: 'durable baseline', operation: 'create', stored: 0, connections, ...durable, vsBaseline: durable.reqPerSec / base.reqPerSec })
         for (const run of runs) {
           rows.push({ server: 'simulator', stored, connections, ...run })
-          const ratios = run.ratiosToBaseline ? `; × baseline in ${CREATE_TRIPLES} triples: ${run.ratiosToBaseline.join(', ')}; × durable baseline: ${run.ratiosToDurable.join(', ')}` : ''
+          const marked = (ratios) => ratios.map((ratio, n) => `${ratio}${run.compactedIn[n] ? '*' : ''}`).join(', ')
+          const compactions = run.compactedIn?.some(Boolean) ? ' (*: a compaction ended in that run)' : ''
+          const ratios = run.ratiosToBaseline ? `; × baseline in ${CREATE_TRIPLES} triples: ${marked(run.ratiosToBaseline)}; × durable baseline: ${marked(run.ratiosToDurable)}${compactions}` : ''
           console.log(`  ${run.operation}, ${connections} connections: ${run.reqPerSec.toFixed(0)} req/s (baseline ${base.reqPerSec.toFixed(0)}, durable baseline ${durable.reqPerSec.toFixed(0)}), ${run.cpuUsPerRequest} µs CPU a request${ratios}`)
         }
       }
