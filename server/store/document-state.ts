@@ -1,6 +1,7 @@
 import { RawDocs } from './raw-docs.js'
 import { DeferredSection, type DeferredSpan } from './document-lines.js'
-import { SnapshotRenderer, type FrozenCollection, type JournalCoverage, type LazyValue } from './snapshot-render.js'
+import { BackgroundSnapshot } from './background-snapshot.js'
+import { SnapshotRenderer, type FrozenCollection, type JournalCoverage, type LazyValue, type SnapshotSource } from './snapshot-render.js'
 import type { Doc, IndexSpec, KeyFn, Schema } from './types.js'
 
 /** What the snapshot file holds (docs/storage.md describes the format). */
@@ -265,8 +266,10 @@ export class DocumentState {
    * here, synchronously, so it is one point in time: documents are never
    * changed in place, so later puts and deletes do not reach the rendering.
    * `journal` is the part of the journal this state already contains.
+   * Rendered in a thread of its own `inBackground` (a compaction, while
+   * requests are served), else here.
    */
-  freeze(journal: JournalCoverage): SnapshotRenderer {
+  freeze(journal: JournalCoverage, inBackground = false): SnapshotSource {
     const frozen: FrozenCollection[] = []
     for (const [name, collection] of this.collections) {
       this.located(collection)
@@ -277,7 +280,7 @@ export class DocumentState {
         groups: [...collection.groups].map(([index, group]) => [index, settledGroups(group)]),
       })
     }
-    return new SnapshotRenderer(frozen, journal, this.raw.reader())
+    return inBackground ? new BackgroundSnapshot(frozen, journal, this.raw.table()) : new SnapshotRenderer(frozen, journal, this.raw.reader())
   }
 
   /**
@@ -287,7 +290,7 @@ export class DocumentState {
    * map is touched for it); a document kept as text since the previous
    * snapshot gets an entry.
    */
-  adopt(file: string, renderer: SnapshotRenderer): void {
+  adopt(file: string, renderer: SnapshotSource): void {
     const { offsets, lengths } = renderer.lazySpans
     if (offsets.length === 0 && this.snapshotOrigin === null) return
     const origin = this.raw.openOrigin(file)

@@ -2,15 +2,19 @@ import { messageOf } from './error-info.js'
 import type { FileLock } from './file-lock.js'
 import type { Placement } from './document-state.js'
 import { journalText, LINE_HEAD, type JournalFile } from './journal-file.js'
-import type { JournalCoverage, SnapshotRenderer } from './snapshot-render.js'
+import type { JournalCoverage, SnapshotSource } from './snapshot-render.js'
 import { StoreWriteError } from './types.js'
 
 export interface JournalWriterOptions {
   journal: JournalFile
-  /** The current state as a snapshot to render, containing the journal as `journal` describes it; taken synchronously, so it is one point in time. */
-  freeze: (journal: JournalCoverage) => SnapshotRenderer
+  /**
+   * The current state as a snapshot to render, containing the journal as
+   * `journal` describes it; taken synchronously, so it is one point in time.
+   * `inBackground` for a compaction: rendered without holding up requests.
+   */
+  freeze: (journal: JournalCoverage, inBackground: boolean) => SnapshotSource
   /** Renders and replaces the snapshot file atomically and durably. */
-  writeSnapshot: (renderer: SnapshotRenderer) => Promise<void>
+  writeSnapshot: (renderer: SnapshotSource) => Promise<void>
   /** A line is on disk: where in the journal the documents recorded with a placement are. */
   placed: (placements: Placement[]) => void
   /** The journal now holds only what followed its first `prefix` bytes (a compaction swapped it). */
@@ -32,7 +36,7 @@ interface Batch {
 
 /** A compaction running beside the journal writes. */
 interface Compaction {
-  readonly renderer: SnapshotRenderer
+  readonly renderer: SnapshotSource
   readonly done: Promise<void>
 }
 
@@ -104,7 +108,7 @@ export class JournalWriter {
     const { journal, lock, warn } = this.options
     try {
       if (journal.size > 0) {
-        await this.writeSnapshot(this.options.freeze(journal.coverage()))
+        await this.writeSnapshot(this.options.freeze(journal.coverage(), false))
         await journal.clear()
       }
     } catch (error) {
@@ -169,7 +173,7 @@ export class JournalWriter {
     // change the journal lacks, and its coverage names exactly that journal.
     const compact = this.compaction === null && !this.closing && grownSize > thresholdBytes && grownSize >= this.compactAt
     const covered = compact ? journal.coverage(line) : null
-    const renderer = covered ? this.options.freeze(covered) : null
+    const renderer = covered ? this.options.freeze(covered, true) : null
     this.inFlight = batch
     const start = journal.size
     try {
@@ -192,7 +196,7 @@ export class JournalWriter {
   }
 
   /** In the background: the snapshot, then the journal without the part it holds. Commits go on meanwhile. */
-  private async compact(renderer: SnapshotRenderer, covered: JournalCoverage): Promise<void> {
+  private async compact(renderer: SnapshotSource, covered: JournalCoverage): Promise<void> {
     try {
       await this.writeSnapshot(renderer)
       await this.options.journal.dropPrefix(covered.bytes, (task) => this.exclusive(task), () => this.options.journalSwapped(covered.bytes))
@@ -203,7 +207,7 @@ export class JournalWriter {
     }
   }
 
-  private async writeSnapshot(renderer: SnapshotRenderer): Promise<void> {
+  private async writeSnapshot(renderer: SnapshotSource): Promise<void> {
     await this.options.writeSnapshot(renderer)
     this.snapshotBytes = renderer.bytes
   }

@@ -10,7 +10,7 @@ import { acquireLock, type FileLock } from './file-lock.js'
 import { JournalFile, journalContentOf, journalFileOf, journalOpenFlags, replayJournal, sha256 } from './journal-file.js'
 import { JournalWriter } from './journal-writer.js'
 import { checkDocuments, coverageOf, DurableTextFile, parseSnapshot, syncDirectory, tempFileOf, type SnapshotContent } from './snapshot-file.js'
-import type { SnapshotRenderer } from './snapshot-render.js'
+import type { SnapshotSource } from './snapshot-render.js'
 import { StoreOpenError, type IndexSpec, type OpenedStore, type OpenStoreOptions, type Schema } from './types.js'
 
 /** The least journal size that triggers compaction by default; past 8 MiB of snapshot, the snapshot's own size is the threshold. */
@@ -103,7 +103,7 @@ async function openFiles<S extends Schema>(
   hooks: StoreTestHooks,
 ): Promise<{ writer: JournalWriter; fresh: boolean }> {
   const warn = options.warn ?? ((message: string) => console.warn(message))
-  const snapshot = new Low<SnapshotContent | SnapshotRenderer>(new DurableTextFile(file), NO_SNAPSHOT)
+  const snapshot = new Low<SnapshotContent | SnapshotSource>(new DurableTextFile(file), NO_SNAPSHOT)
   await snapshot.read()
   const content = snapshot.data === NO_SNAPSHOT ? null : (snapshot.data as SnapshotContent)
   // Low would otherwise hold bytes read ahead for as long as the store is open.
@@ -134,7 +134,7 @@ async function openFiles<S extends Schema>(
   }
 
   // Everything was read and accepted: only from here on do files change.
-  const writeSnapshot = async (renderer: SnapshotRenderer): Promise<void> => {
+  const writeSnapshot = async (renderer: SnapshotSource): Promise<void> => {
     snapshot.data = renderer
     try {
       await snapshot.write()
@@ -174,7 +174,7 @@ async function openFiles<S extends Schema>(
   state.readJournal(journalPath)
   const writer = new JournalWriter({
     journal,
-    freeze: (covered) => state.freeze(covered),
+    freeze: (covered, inBackground) => state.freeze(covered, inBackground),
     placed: (placements) => state.placed(placements),
     journalSwapped: (prefix) => state.journalSwapped(journalPath, prefix),
     writeSnapshot,

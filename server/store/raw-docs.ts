@@ -18,9 +18,9 @@ import type { Doc } from './types.js'
 export class RawDocs {
   private readonly fds = new Map<number, { fd: number; file: string }>()
   private nextOrigin = 0
-  private readonly offsets: number[] = []
-  private readonly lengths: number[] = []
-  private readonly origins: number[] = []
+  private offsets: number[] = []
+  private lengths: number[] = []
+  private origins: number[] = []
   private readonly free: number[] = []
   private released: number[] = []
   /** Closes of the origins settle() let go, still under way; each leaves the set when done. */
@@ -169,6 +169,30 @@ export class RawDocs {
     }
   }
 
+  /**
+   * Every entry, and the origins' descriptors, for a reader in another
+   * thread (readerOf). Taken with a frozen state: the entries it refers to
+   * stay as they are until settle(), which comes only after its snapshot.
+   */
+  table(): RawTable {
+    return {
+      files: [...this.fds].map(([origin, { fd, file }]) => [origin, fd, file]),
+      offsets: Float64Array.from(this.offsets),
+      lengths: Float64Array.from(this.lengths),
+      origins: Float64Array.from(this.origins),
+    }
+  }
+
+  /** A reader (as reader()) of the entries of another thread's table(); the descriptors stay that thread's to close. */
+  static readerOf(table: RawTable): (index: number) => Buffer {
+    const raw = new RawDocs()
+    for (const [origin, fd, file] of table.files) raw.fds.set(origin, { fd, file })
+    raw.offsets = Array.from(table.offsets)
+    raw.lengths = Array.from(table.lengths)
+    raw.origins = Array.from(table.origins)
+    return raw.reader()
+  }
+
   close(): void {
     this.ahead = null
     for (const { fd } of this.fds.values()) closeSync(fd)
@@ -180,6 +204,15 @@ export class RawDocs {
     if (!origin) throw new Error('The store is closed.')
     return origin
   }
+}
+
+/** RawDocs.table(): what a thread without the store needs to read its entries. */
+export interface RawTable {
+  /** Each origin, its descriptor (process-wide, so valid in any thread) and its file's name for messages. */
+  files: [origin: number, fd: number, file: string][]
+  offsets: Float64Array<ArrayBuffer>
+  lengths: Float64Array<ArrayBuffer>
+  origins: Float64Array<ArrayBuffer>
 }
 
 const WINDOW_BYTES = 1 << 20

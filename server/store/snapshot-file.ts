@@ -8,18 +8,18 @@ import { documentLine, isDocumentStart, type DeferredSpan } from './document-lin
 import type { LoadedSnapshot, SnapshotData } from './document-state.js'
 import { errorCode } from './error-info.js'
 import { LineSource } from './line-source.js'
-import { CHECK_LINE_START, SNAPSHOT_HEAD, SnapshotRenderer, type JournalCoverage } from './snapshot-render.js'
+import { CHECK_LINE_START, SNAPSHOT_HEAD, type JournalCoverage, type SnapshotSource } from './snapshot-render.js'
 import { StoreOpenError, type Doc, type DocumentCheck } from './types.js'
 
 /**
  * The lowdb adapter of the snapshot file. Its data is the JSON text itself:
- * the bytes as read, or a SnapshotRenderer that renders a state frozen at one moment
- * chunk by chunk, each chunk written before the next is rendered, so neither
- * the event loop nor the heap has to take the whole text at once. A write
+ * the bytes as read, or a SnapshotSource that renders a state frozen at one
+ * moment chunk by chunk, each chunk written before the next is taken, so
+ * neither the event loop nor the heap has to take the whole text at once. A write
  * replaces the file atomically and durably: temp file (mode 0600) in the
  * same folder, fdatasync, rename over the target, fsync of the folder.
  */
-export class DurableTextFile implements Adapter<SnapshotContent | SnapshotRenderer> {
+export class DurableTextFile implements Adapter<SnapshotContent | SnapshotSource> {
   constructor(readonly file: string) {}
 
   /** The file's bytes and a descriptor open on it, or null when it does not exist. */
@@ -27,14 +27,14 @@ export class DurableTextFile implements Adapter<SnapshotContent | SnapshotRender
     return readSnapshotFile(this.file)
   }
 
-  /** Bytes as read, or a renderer's chunks. */
-  async write(text: SnapshotContent | SnapshotRenderer): Promise<void> {
+  /** Bytes as read, or a snapshot's chunks. */
+  async write(text: SnapshotContent | SnapshotSource): Promise<void> {
     const temp = tempFileOf(this.file)
     // A temp file left by a crash may have any mode; a new one gets 0600 from the start.
     await rm(temp, { force: true })
     const handle = await open(temp, 'wx', 0o600)
     try {
-      if (text instanceof SnapshotRenderer) for (let chunk = text.next(); chunk !== null; chunk = text.next()) await writeAll(handle, chunk)
+      if ('next' in text) for (let chunk = await text.next(); chunk !== null; chunk = await text.next()) await writeAll(handle, chunk)
       else await writeAll(handle, text.bytes ?? readRange(text.fd, 0, text.size))
       await handle.datasync()
     } catch (error) {

@@ -35,6 +35,26 @@ export interface FrozenCollection {
   groups: [index: string, keys: [key: string, ids: string[]][]][]
 }
 
+/**
+ * A frozen state's snapshot text, handed out a chunk at a time: rendered in
+ * this thread (SnapshotRenderer) or in a thread of its own
+ * (BackgroundSnapshot, for compactions while requests are served).
+ */
+export interface SnapshotSource {
+  /** The state as frozen: DocumentState.adopt reads which documents lazySpans are of from it. */
+  readonly collections: readonly FrozenCollection[]
+  /** The part of the journal this state contains. */
+  readonly journal: JournalCoverage
+  /** Where each document of a lazy collection is in the text, in rendering order; complete once next() answered null. */
+  readonly lazySpans: { offsets: ArrayLike<number>; lengths: ArrayLike<number> }
+  /** Total bytes handed out so far; the whole length once next() answered null. */
+  readonly bytes: number
+  /** The next chunk, valid until the next call, or null when all of it was handed out. */
+  next(): Buffer | null | Promise<Buffer | null>
+  /** Stops the rendering: next() then fails with `reason` (a compaction cut short by close). */
+  abort(reason: string): void
+}
+
 /** About this many bytes per chunk handed to the file: a chunk takes a few milliseconds to render, so requests are served between chunks. */
 const CHUNK_BYTES = 512 * 1024
 /** Text up to this long is written byte by byte when it is ASCII: cheaper than a call into Node for an id or a comma. */
@@ -49,7 +69,7 @@ const IDS_PER_PIECE = 10_000
  * instant's state however long the rendering takes. The CRC-32 of the text
  * is kept as it goes and written last, in `check`.
  */
-export class SnapshotRenderer {
+export class SnapshotRenderer implements SnapshotSource {
   private readonly pieces: Generator<string | LazyDocuments, void>
   /** The lazy collection whose documents are being rendered, and the next of them. */
   private documents: (LazyDocuments & { next: number }) | null = null

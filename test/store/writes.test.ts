@@ -1,5 +1,7 @@
+import { readdirSync } from 'node:fs'
 import { mkdir, readFile, rmdir, stat, writeFile, type FileHandle } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
+import type { SnapshotData } from '../../server/store/document-state.js'
 import { StoreWriteError } from '../../server/store/index.js'
 import { journalContentOf } from '../../server/store/journal-file.js'
 import { journalLines, journalText, openTestStore, payment, tempDataFile } from './temp-store.js'
@@ -208,7 +210,13 @@ describe('compaction', () => {
     await store.compacted()
     // What a process killed now leaves: the last snapshot and the journal that replaced the old one.
     const leftBehind = { snapshot: await readFile(file), journal: await readFile(`${file}.journal`) }
-    expect(journalContentOf(leftBehind.journal).length).toBeLessThan(64 * 1024 + 2_000)
+    // The journal holds only what came after the snapshot: no payment in both (each was put once).
+    const inSnapshot = new Set(Object.keys((JSON.parse(leftBehind.snapshot.toString('utf8')) as SnapshotData).collections.payments ?? {}))
+    const inJournal = (await journalLines(file)).flatMap((line) => (JSON.parse(line) as { ops: [string, string, string][] }).ops.map((op) => op[2]))
+    expect(inSnapshot.size).toBeGreaterThan(0)
+    expect(inJournal.filter((id) => inSnapshot.has(id))).toEqual([])
+    // Nor the notes' line of over a megabyte, which only the first snapshot holds.
+    expect(journalContentOf(leftBehind.journal).length).toBeLessThan(2_400 * 200)
     await store.close()
     await writeFile(file, leftBehind.snapshot)
     await writeFile(`${file}.journal`, leftBehind.journal)
@@ -218,6 +226,42 @@ describe('compaction', () => {
       expect(reopened.group('payments', 'byMerchant', `m${worker}`)).toEqual(Array.from({ length: 300 }, (_, n) => `w${worker}-${n}`))
     }
     expect(reopened.size('notes')).toBe(5_000)
+    await reopened.close()
+  })
+
+  it("renders a compaction's snapshot in a thread of its own, started for it and stopped after it", async () => {
+    const file = await tempDataFile()
+    const { store } = await openTestStore(file, { journalThresholdBytes: 64 * 1024 })
+    const threads = (): number => readdirSync('/proc/self/task').length
+    const before = threads()
+    for (let n = 0; n < 1_000; n++) store.put('notes', { id: `n${n}`, text: 'x'.repeat(100) })
+    // Past the threshold: the snapshot is frozen, and its thread started, before this commit resolves.
+    await store.commit()
+    expect(threads()).toBeGreaterThan(before)
+    await store.compacted()
+    expect(threads()).toBeLessThanOrEqual(before)
+    expect(JSON.parse(await readFile(file, 'utf8')).collections.notes).toHaveProperty('n999')
+    store.put('notes', { id: 'last', text: 'y' })
+    await store.commit()
+    await store.close()
+    expect(JSON.parse(await readFile(file, 'utf8')).collections.notes).toHaveProperty('last')
+  })
+
+  it('closes while a compaction runs without a warning, leaves no thread behind, and keeps everything in the final snapshot', async () => {
+    const file = await tempDataFile()
+    const warnings: string[] = []
+    const { store } = await openTestStore(file, { journalThresholdBytes: 64 * 1024, warn: (message) => warnings.push(message) })
+    const threads = (): number => readdirSync('/proc/self/task').length
+    const before = threads()
+    for (let n = 0; n < 5_000; n++) store.put('notes', { id: `n${n}`, text: 'x'.repeat(200) })
+    await store.commit()
+    store.put('notes', { id: 'after', text: 'y' })
+    await store.close()
+    expect(threads()).toBeLessThanOrEqual(before)
+    expect(warnings).toEqual([])
+    const { store: reopened } = await openTestStore(file)
+    expect(reopened.size('notes')).toBe(5_001)
+    expect(reopened.get('notes', 'after')).toEqual({ id: 'after', text: 'y' })
     await reopened.close()
   })
 

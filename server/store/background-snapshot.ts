@@ -1,0 +1,154 @@
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { Worker } from 'node:worker_threads'
+import { packageRoot } from '../../src/package-root.js'
+import { messageOf } from './error-info.js'
+import type { RawTable } from './raw-docs.js'
+import type { FromRenderThread, ToRenderThread } from './render-thread.js'
+import type { FrozenCollection, JournalCoverage, SnapshotSource } from './snapshot-render.js'
+
+/**
+ * The render thread's script. The built one also when the store runs from
+ * its TypeScript sources (the test suite): a worker thread loads
+ * JavaScript, and `npm test` builds first.
+ */
+const RENDER_THREAD_SCRIPT = (): string => path.join(packageRoot(), 'dist', 'server', 'store', 'render-thread.js')
+
+/** Ids per message: some milliseconds of copying for the thread, so requests are served between messages. */
+const IDS_PER_MESSAGE = 10_000
+/** Parsed documents (collections that are not lazy) per message: each is copied field by field. */
+const PARSED_PER_MESSAGE = 500
+/** How long the state is handed over before requests get a turn. */
+const FEED_SLICE_MS = 4
+
+/**
+ * A compaction's snapshot, rendered in a thread of its own
+ * (render-thread.ts) while this one serves requests: it hands the frozen
+ * state over a slice at a time, then takes the chunks as the file asks for
+ * them. At 100,000 sessions rendering took about a second of the event
+ * loop's time, a few milliseconds at a time between requests: about 2.5 µs
+ * a create at 50 connections, and the bench's slowest runs
+ * (docs/performance.md). Handing the state over costs a fraction of that.
+ * The thread is started for one snapshot and stopped after it, so an idle
+ * simulator keeps no second heap.
+ */
+export class BackgroundSnapshot implements SnapshotSource {
+  lazySpans: { offsets: ArrayLike<number>; lengths: ArrayLike<number> } = { offsets: [], lengths: [] }
+  bytes = 0
+  private readonly worker = new Worker(RENDER_THREAD_SCRIPT())
+  private stopped: Promise<void> | null = null
+  private readonly fed: Promise<void>
+  private readonly answers: FromRenderThread[] = []
+  private wake: (() => void) | null = null
+  private failure: Error | null = null
+  private ended = false
+  /** Whether a chunk was asked for that next() has not taken yet. */
+  private asked = false
+
+  /** `raw` describes the entries the frozen values name (RawDocs.table), taken at the same instant. */
+  constructor(
+    readonly collections: readonly FrozenCollection[],
+    readonly journal: JournalCoverage,
+    raw: RawTable,
+  ) {
+    // A render thread does not keep the process alive; close() stops it with the store.
+    this.worker.unref()
+    this.worker.on('message', (answer: FromRenderThread) => this.receive(answer))
+    this.worker.on('error', (error) => this.receive({ type: 'error', message: messageOf(error) }))
+    this.worker.on('exit', () => this.receive({ type: 'error', message: 'the render thread stopped' }))
+    this.fed = this.feed(raw).catch((error: unknown) => {
+      this.failure ??= error instanceof Error ? error : new Error(messageOf(error))
+    })
+  }
+
+  abort(reason: string): void {
+    this.failure ??= new Error(reason)
+    this.wake?.()
+  }
+
+  async next(): Promise<Buffer | null> {
+    try {
+      return await this.nextChunk()
+    } catch (error) {
+      // Stopped before the caller hears of it: the thread reads the store's descriptors, which a closing store lets go.
+      await this.stop()
+      throw error
+    }
+  }
+
+  private async nextChunk(): Promise<Buffer | null> {
+    await this.fed
+    if (this.failure) throw this.failure
+    if (this.ended) return null
+    if (!this.asked) this.ask()
+    const answer = await this.answer()
+    this.asked = false
+    if (answer.type === 'error') throw (this.failure = new Error(`the snapshot could not be rendered: ${answer.message}`))
+    if (answer.type === 'end') {
+      this.ended = true
+      this.lazySpans = { offsets: answer.offsets, lengths: answer.lengths }
+      this.bytes = answer.bytes
+      await this.stop()
+      return null
+    }
+    const chunk = Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength)
+    this.bytes += chunk.length
+    // The thread renders the next chunk while this one is written.
+    this.ask()
+    return chunk
+  }
+
+  private stop(): Promise<void> {
+    this.stopped ??= this.worker.terminate().then(() => undefined)
+    return this.stopped
+  }
+
+  private receive(answer: FromRenderThread): void {
+    this.answers.push(answer)
+    this.wake?.()
+  }
+
+  private ask(): void {
+    this.asked = true
+    this.worker.postMessage({ type: 'next' } satisfies ToRenderThread)
+  }
+
+  private async answer(): Promise<FromRenderThread> {
+    while (this.answers.length === 0) {
+      if (this.failure) throw this.failure
+      await new Promise<void>((resolve) => (this.wake = resolve))
+      this.wake = null
+    }
+    return this.answers.shift()!
+  }
+
+  /** The frozen state, a slice at a time between requests; the arrays are this snapshot's own, so later changes do not reach them. */
+  private async feed(raw: RawTable): Promise<void> {
+    let sliceStart = performance.now()
+    for (const message of stateMessages(this.collections)) {
+      if (this.failure) return
+      this.worker.postMessage(message)
+      if (performance.now() - sliceStart < FEED_SLICE_MS) continue
+      await new Promise((resolve) => setImmediate(resolve))
+      sliceStart = performance.now()
+    }
+    this.worker.postMessage({ type: 'render', journal: this.journal, raw } satisfies ToRenderThread, [raw.offsets.buffer, raw.lengths.buffer, raw.origins.buffer])
+  }
+}
+
+function* stateMessages(collections: readonly FrozenCollection[]): Generator<ToRenderThread, void> {
+  for (const { name, ids, values, groups } of collections) {
+    yield { type: 'collection', name, lazy: ids !== null }
+    const per = ids === null ? PARSED_PER_MESSAGE : IDS_PER_MESSAGE
+    for (let from = 0; from < values.length; from += per) {
+      yield { type: 'documents', ids: ids?.slice(from, from + per) ?? null, values: values.slice(from, from + per) }
+    }
+    for (const [index, keys] of groups) {
+      yield { type: 'group', index }
+      for (const [key, members] of keys) {
+        yield { type: 'key', key }
+        for (let from = 0; from < members.length; from += IDS_PER_MESSAGE) yield { type: 'members', ids: members.slice(from, from + IDS_PER_MESSAGE) }
+      }
+    }
+  }
+}
