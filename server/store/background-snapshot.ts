@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
@@ -23,14 +24,13 @@ const FEED_SLICE_MS = 4
 
 /**
  * A compaction's snapshot, rendered in a thread of its own
- * (render-thread.ts) while this one serves requests: it hands the frozen
- * state over a slice at a time, then takes the chunks as the file asks for
- * them. At 100,000 sessions rendering took about a second of the event
- * loop's time, a few milliseconds at a time between requests: about 2.5 µs
- * a create at 50 connections, and the bench's slowest runs
- * (docs/performance.md). Handing the state over costs a fraction of that.
- * The thread is started for one snapshot and stopped after it, so an idle
- * simulator keeps no second heap.
+ * (render-thread.ts) while this one serves requests: the frozen state is
+ * handed over a slice at a time, and the thread renders the text straight
+ * into the file. At 100,000 sessions rendering took about a second of the
+ * event loop's time, a few milliseconds at a time between requests: about
+ * 2.5 µs a create at 50 connections (docs/performance.md). Handing the
+ * state over costs a fraction of that. The thread is started for one
+ * snapshot and stopped after it, so an idle simulator keeps no second heap.
  */
 export class BackgroundSnapshot implements SnapshotSource {
   lazySpans: { offsets: ArrayLike<number>; lengths: ArrayLike<number> } = { offsets: [], lengths: [] }
@@ -41,22 +41,19 @@ export class BackgroundSnapshot implements SnapshotSource {
   private readonly answers: FromRenderThread[] = []
   private wake: (() => void) | null = null
   private failure: Error | null = null
-  private ended = false
-  /** Whether a chunk was asked for that next() has not taken yet. */
-  private asked = false
 
   /** `raw` describes the entries the frozen values name (RawDocs.table), taken at the same instant. */
   constructor(
     readonly collections: readonly FrozenCollection[],
     readonly journal: JournalCoverage,
-    raw: RawTable,
+    private readonly raw: RawTable,
   ) {
-    // A render thread does not keep the process alive; close() stops it with the store.
+    // A render thread does not keep the process alive; writeTo stops it, and a closing store aborts it.
     this.worker.unref()
     this.worker.on('message', (answer: FromRenderThread) => this.receive(answer))
     this.worker.on('error', (error) => this.receive({ type: 'error', message: messageOf(error) }))
     this.worker.on('exit', () => this.receive({ type: 'error', message: 'the render thread stopped' }))
-    this.fed = this.feed(raw).catch((error: unknown) => {
+    this.fed = this.feed().catch((error: unknown) => {
       this.failure ??= error instanceof Error ? error : new Error(messageOf(error))
     })
   }
@@ -66,51 +63,26 @@ export class BackgroundSnapshot implements SnapshotSource {
     this.wake?.()
   }
 
-  async next(): Promise<Buffer | null> {
+  async writeTo(handle: FileHandle): Promise<void> {
     try {
-      return await this.nextChunk()
-    } catch (error) {
-      // Stopped before the caller hears of it: the thread reads the store's descriptors, which a closing store lets go.
-      await this.stop()
-      throw error
-    }
-  }
-
-  private async nextChunk(): Promise<Buffer | null> {
-    await this.fed
-    if (this.failure) throw this.failure
-    if (this.ended) return null
-    if (!this.asked) this.ask()
-    const answer = await this.answer()
-    this.asked = false
-    if (answer.type === 'error') throw (this.failure = new Error(`the snapshot could not be rendered: ${answer.message}`))
-    if (answer.type === 'end') {
-      this.ended = true
+      await this.fed
+      if (this.failure) throw this.failure
+      const { journal, raw } = this
+      this.worker.postMessage({ type: 'render', journal, raw, fd: handle.fd } satisfies ToRenderThread, [raw.offsets.buffer, raw.lengths.buffer, raw.origins.buffer])
+      const answer = await this.answer()
+      if (answer.type === 'error') throw new Error(`the snapshot could not be rendered: ${answer.message}`)
       this.lazySpans = { offsets: answer.offsets, lengths: answer.lengths }
       this.bytes = answer.bytes
-      await this.stop()
-      return null
+    } finally {
+      // The thread writes through `handle`'s descriptor: it has stopped before the caller closes it.
+      this.stopped ??= this.worker.terminate().then(() => undefined)
+      await this.stopped
     }
-    const chunk = Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength)
-    this.bytes += chunk.length
-    // The thread renders the next chunk while this one is written.
-    this.ask()
-    return chunk
-  }
-
-  private stop(): Promise<void> {
-    this.stopped ??= this.worker.terminate().then(() => undefined)
-    return this.stopped
   }
 
   private receive(answer: FromRenderThread): void {
     this.answers.push(answer)
     this.wake?.()
-  }
-
-  private ask(): void {
-    this.asked = true
-    this.worker.postMessage({ type: 'next' } satisfies ToRenderThread)
   }
 
   private async answer(): Promise<FromRenderThread> {
@@ -123,7 +95,7 @@ export class BackgroundSnapshot implements SnapshotSource {
   }
 
   /** The frozen state, a slice at a time between requests; the arrays are this snapshot's own, so later changes do not reach them. */
-  private async feed(raw: RawTable): Promise<void> {
+  private async feed(): Promise<void> {
     let sliceStart = performance.now()
     for (const message of stateMessages(this.collections)) {
       if (this.failure) return
@@ -132,7 +104,6 @@ export class BackgroundSnapshot implements SnapshotSource {
       await new Promise((resolve) => setImmediate(resolve))
       sliceStart = performance.now()
     }
-    this.worker.postMessage({ type: 'render', journal: this.journal, raw } satisfies ToRenderThread, [raw.offsets.buffer, raw.lengths.buffer, raw.origins.buffer])
   }
 }
 

@@ -18,9 +18,9 @@ import type { Doc } from './types.js'
 export class RawDocs {
   private readonly fds = new Map<number, { fd: number; file: string }>()
   private nextOrigin = 0
-  private offsets: number[] = []
-  private lengths: number[] = []
-  private origins: number[] = []
+  private readonly offsets: number[] = []
+  private readonly lengths: number[] = []
+  private readonly origins: number[] = []
   private readonly free: number[] = []
   private released: number[] = []
   /** Closes of the origins settle() let go, still under way; each leaves the set when done. */
@@ -150,23 +150,7 @@ export class RawDocs {
    * the whole file).
    */
   reader(): (index: number) => Buffer {
-    let buffer = Buffer.allocUnsafe(WINDOW_BYTES)
-    let window: Buffer = buffer.subarray(0, 0)
-    let windowStart = 0
-    let windowOrigin = -1
-    return (index) => {
-      const origin = this.origins[index]!
-      const offset = this.offsets[index]!
-      const length = this.lengths[index]!
-      if (origin !== windowOrigin || offset < windowStart || offset + length > windowStart + window.length) {
-        const { fd, file } = this.originOf(index)
-        if (buffer.length < length) buffer = Buffer.allocUnsafe(length)
-        window = readAt(fd, file, offset, Math.max(length, WINDOW_BYTES), length, buffer)
-        windowStart = offset
-        windowOrigin = origin
-      }
-      return window.subarray(offset - windowStart, offset - windowStart + length)
-    }
+    return windowReader({ origins: this.origins, offsets: this.offsets, lengths: this.lengths }, (index) => this.originOf(index))
   }
 
   /**
@@ -185,12 +169,12 @@ export class RawDocs {
 
   /** A reader (as reader()) of the entries of another thread's table(); the descriptors stay that thread's to close. */
   static readerOf(table: RawTable): (index: number) => Buffer {
-    const raw = new RawDocs()
-    for (const [origin, fd, file] of table.files) raw.fds.set(origin, { fd, file })
-    raw.offsets = Array.from(table.offsets)
-    raw.lengths = Array.from(table.lengths)
-    raw.origins = Array.from(table.origins)
-    return raw.reader()
+    const files = new Map(table.files.map(([origin, fd, file]) => [origin, { fd, file }]))
+    return windowReader(table, (index) => {
+      const origin = files.get(table.origins[index]!)
+      if (!origin) throw new Error(`entry ${index} names an origin the table lacks`)
+      return origin
+    })
   }
 
   close(): void {
@@ -213,6 +197,35 @@ export interface RawTable {
   offsets: Float64Array<ArrayBuffer>
   lengths: Float64Array<ArrayBuffer>
   origins: Float64Array<ArrayBuffer>
+}
+
+/**
+ * Reads entries in file order from one window of WINDOW_BYTES, read into
+ * one buffer, reused (RawDocs.reader); `entries` are a RawDocs' own arrays
+ * or another thread's copy of them.
+ */
+function windowReader(
+  entries: { readonly origins: ArrayLike<number>; readonly offsets: ArrayLike<number>; readonly lengths: ArrayLike<number> },
+  originOf: (index: number) => { fd: number; file: string },
+): (index: number) => Buffer {
+  const { origins, offsets, lengths } = entries
+  let buffer = Buffer.allocUnsafe(WINDOW_BYTES)
+  let window: Buffer = buffer.subarray(0, 0)
+  let windowStart = 0
+  let windowOrigin = -1
+  return (index) => {
+    const origin = origins[index]!
+    const offset = offsets[index]!
+    const length = lengths[index]!
+    if (origin !== windowOrigin || offset < windowStart || offset + length > windowStart + window.length) {
+      const { fd, file } = originOf(index)
+      if (buffer.length < length) buffer = Buffer.allocUnsafe(length)
+      window = readAt(fd, file, offset, Math.max(length, WINDOW_BYTES), length, buffer)
+      windowStart = offset
+      windowOrigin = origin
+    }
+    return window.subarray(offset - windowStart, offset - windowStart + length)
+  }
 }
 
 const WINDOW_BYTES = 1 << 20

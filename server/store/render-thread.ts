@@ -1,48 +1,48 @@
+import { fdatasyncSync, writeSync } from 'node:fs'
 import { parentPort } from 'node:worker_threads'
 import { messageOf } from './error-info.js'
 import { RawDocs, type RawTable } from './raw-docs.js'
-import { SnapshotRenderer, type FrozenCollection, type JournalCoverage, type LazyValue } from './snapshot-render.js'
+import { SnapshotRenderer, SYNC_EVERY_BYTES, type FrozenCollection, type JournalCoverage, type LazyValue } from './snapshot-render.js'
 
 /**
  * The thread that renders a compaction's snapshot (BackgroundSnapshot,
  * docs/storage.md "Compaction"): the store's thread sends it the frozen
- * state, then asks for the text a chunk at a time and writes each chunk
- * itself. One thread, one snapshot. The documents a lazy collection keeps on disk are read here,
- * through the store's own descriptors.
+ * state in slices, then the descriptor of the temp file, and the thread
+ * renders the text into it. The documents a lazy collection keeps on disk
+ * are read here, through the store's own descriptors. One thread, one
+ * snapshot.
  */
 
-/** What the store's thread sends, in this order: the frozen state in slices, render, then next until the end. */
+/** What the store's thread sends, in this order: the frozen state in slices, then render. */
 export type ToRenderThread =
   | { type: 'collection'; name: string; lazy: boolean }
   | { type: 'documents'; ids: string[] | null; values: LazyValue[] }
   | { type: 'group'; index: string }
   | { type: 'key'; key: string }
   | { type: 'members'; ids: string[] }
-  | { type: 'render'; journal: JournalCoverage; raw: RawTable }
-  | { type: 'next' }
+  | { type: 'render'; journal: JournalCoverage; raw: RawTable; fd: number }
 
-/** The answer to each `next`: a chunk, the end with where the lazy documents landed, or why it failed. */
+/** The answer to render: where the lazy documents landed in the text, or why it failed. */
 export type FromRenderThread =
-  | { type: 'chunk'; bytes: Uint8Array<ArrayBuffer> }
-  | { type: 'end'; bytes: number; offsets: Float64Array<ArrayBuffer>; lengths: Float64Array<ArrayBuffer> }
+  | { type: 'written'; bytes: number; offsets: Float64Array<ArrayBuffer>; lengths: Float64Array<ArrayBuffer> }
   | { type: 'error'; message: string }
 
-/** The state as frozen, as it arrives; a thread renders one snapshot. */
+/** The state as frozen, as it arrives. */
 const collections: FrozenCollection[] = []
-let renderer: SnapshotRenderer | null = null
-/** Why the state could not be taken in; `next` answers with it. */
+/** Why the state could not be taken in; render answers with it. */
 let failure: string | null = null
 
 parentPort?.on('message', (message: ToRenderThread) => {
-  if (message.type === 'next') return answerNext()
   try {
+    if (message.type === 'render') return render(message)
     receive(message)
   } catch (error) {
-    failure ??= messageOf(error)
+    if (message.type === 'render') reply({ type: 'error', message: messageOf(error) }, [])
+    else failure ??= messageOf(error)
   }
 })
 
-function receive(message: Exclude<ToRenderThread, { type: 'next' }>): void {
+function receive(message: Exclude<ToRenderThread, { type: 'render' }>): void {
   switch (message.type) {
     case 'collection':
       collections.push({ name: message.name, ids: message.lazy ? [] : null, values: [], groups: [] })
@@ -61,35 +61,31 @@ function receive(message: Exclude<ToRenderThread, { type: 'next' }>): void {
       return
     case 'members':
       append(collections.at(-1)!.groups.at(-1)![1].at(-1)![1], message.ids)
-      return
-    case 'render':
-      renderer = new SnapshotRenderer(collections, message.journal, RawDocs.readerOf(message.raw))
   }
 }
 
-function answerNext(): void {
-  try {
-    if (failure !== null) throw new Error(failure)
-    if (!renderer) throw new Error('next before render')
-    const chunk = renderer.next()
-    if (chunk === null) {
-      const offsets = Float64Array.from(renderer.lazySpans.offsets)
-      const lengths = Float64Array.from(renderer.lazySpans.lengths)
-      reply({ type: 'end', bytes: renderer.bytes, offsets, lengths }, [offsets.buffer, lengths.buffer])
-      return
-    }
-    // A copy: the renderer reuses its buffer for the next chunk.
-    const bytes = new Uint8Array(chunk)
-    reply({ type: 'chunk', bytes }, [bytes.buffer])
-  } catch (error) {
-    reply({ type: 'error', message: messageOf(error) }, [])
+/** The whole text into `fd`, synced as SnapshotRenderer.writeTo does; the store's thread syncs the rest. */
+function render({ journal, raw, fd }: Extract<ToRenderThread, { type: 'render' }>): void {
+  if (failure !== null) throw new Error(failure)
+  const renderer = new SnapshotRenderer(collections, journal, RawDocs.readerOf(raw))
+  let unsynced = 0
+  for (let chunk = renderer.next(); chunk !== null; chunk = renderer.next()) {
+    for (let written = 0; written < chunk.length; ) written += writeSync(fd, chunk, written, chunk.length - written)
+    unsynced += chunk.length
+    if (unsynced < SYNC_EVERY_BYTES) continue
+    fdatasyncSync(fd)
+    unsynced = 0
   }
+  const offsets = Float64Array.from(renderer.lazySpans.offsets)
+  const lengths = Float64Array.from(renderer.lazySpans.lengths)
+  reply({ type: 'written', bytes: renderer.bytes, offsets, lengths }, [offsets.buffer, lengths.buffer])
 }
 
 function reply(message: FromRenderThread, transfer: ArrayBuffer[]): void {
   parentPort!.postMessage(message, transfer)
 }
 
+/** A message's items at the end of `target`: one call, so the array grows once a message (10,000 ids at most, well within a call's arguments). */
 function append<T>(target: T[], items: readonly T[]): void {
-  for (const item of items) target.push(item)
+  target.push(...items)
 }

@@ -1,6 +1,6 @@
 import type { Adapter } from 'lowdb'
 import { closeSync, fstat, open as fsOpen, readSync } from 'node:fs'
-import { open, rename, rm, type FileHandle } from 'node:fs/promises'
+import { open, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { crc32 } from 'node:zlib'
@@ -8,14 +8,14 @@ import { documentLine, isDocumentStart, type DeferredSpan } from './document-lin
 import type { LoadedSnapshot, SnapshotData } from './document-state.js'
 import { errorCode } from './error-info.js'
 import { LineSource } from './line-source.js'
-import { CHECK_LINE_START, SNAPSHOT_HEAD, type JournalCoverage, type SnapshotSource } from './snapshot-render.js'
+import { CHECK_LINE_START, SNAPSHOT_HEAD, writeAll, type JournalCoverage, type SnapshotSource } from './snapshot-render.js'
 import { StoreOpenError, type Doc, type DocumentCheck } from './types.js'
 
 /**
  * The lowdb adapter of the snapshot file. Its data is the JSON text itself:
  * the bytes as read, or a SnapshotSource that renders a state frozen at one
- * moment chunk by chunk, each chunk written before the next is taken, so
- * neither the event loop nor the heap has to take the whole text at once. A write
+ * moment chunk by chunk into the file, so neither the event loop nor the
+ * heap has to take the whole text at once. A write
  * replaces the file atomically and durably: temp file (mode 0600) in the
  * same folder, fdatasync, rename over the target, fsync of the folder.
  */
@@ -27,14 +27,14 @@ export class DurableTextFile implements Adapter<SnapshotContent | SnapshotSource
     return readSnapshotFile(this.file)
   }
 
-  /** Bytes as read, or a snapshot's chunks. */
+  /** Bytes as read, or a rendered snapshot. */
   async write(text: SnapshotContent | SnapshotSource): Promise<void> {
     const temp = tempFileOf(this.file)
     // A temp file left by a crash may have any mode; a new one gets 0600 from the start.
     await rm(temp, { force: true })
     const handle = await open(temp, 'wx', 0o600)
     try {
-      if ('next' in text) for (let chunk = await text.next(); chunk !== null; chunk = await text.next()) await writeAll(handle, chunk)
+      if ('writeTo' in text) await text.writeTo(handle)
       else await writeAll(handle, text.bytes ?? readRange(text.fd, 0, text.size))
       await handle.datasync()
     } catch (error) {
@@ -77,10 +77,6 @@ async function readSnapshotFile(file: string): Promise<SnapshotContent | null> {
 
 const openFd = promisify(fsOpen)
 const fstatFd = promisify(fstat)
-
-async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
-  for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten
-}
 
 export function tempFileOf(file: string): string {
   return `${file}.tmp`

@@ -1,4 +1,5 @@
 import { readdirSync, writeFileSync } from 'node:fs'
+import { open, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BackgroundSnapshot } from '../../server/store/background-snapshot.js'
@@ -8,11 +9,16 @@ import { tempFolder } from '../helpers/temp.js'
 
 const journal: JournalCoverage = { bytes: 1234, sha256: 'ab'.repeat(32) }
 
-/** The whole text of a snapshot, chunk by chunk as the file takes it (a chunk is valid until the next call, so each is copied). */
-async function textOf(source: SnapshotSource): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for (let chunk = await source.next(); chunk !== null; chunk = await source.next()) chunks.push(Buffer.from(chunk))
-  return Buffer.concat(chunks)
+/** The whole text of a snapshot, as written into a file of `folder`. */
+async function textOf(source: SnapshotSource, folder: string): Promise<Buffer> {
+  const file = path.join(folder, `written-${Math.random()}`)
+  const handle = await open(file, 'wx')
+  try {
+    await source.writeTo(handle)
+  } finally {
+    await handle.close()
+  }
+  return readFile(file)
 }
 
 /** Threads of this process: the render thread is one while it runs. */
@@ -24,10 +30,10 @@ const threads = (): number => readdirSync('/proc/self/task').length
  * of more ids than one message takes; a collection of parsed documents,
  * more than one message's worth; and an empty one.
  */
-async function frozenState(): Promise<{ raw: RawDocs; collections: FrozenCollection[] }> {
+async function frozenState(documents = 25_000): Promise<{ folder: string; raw: RawDocs; collections: FrozenCollection[] }> {
   const folder = await tempFolder('bula-background-snapshot-')
   const file = path.join(folder, 'origin.json')
-  const texts = Array.from({ length: 25_000 }, (_, n) => JSON.stringify({ id: `cs_${n}`, amount: n * 7, note: `Nadi, "Bula" ✓ ${n}` }))
+  const texts = Array.from({ length: documents }, (_, n) => JSON.stringify({ id: `cs_${n}`, amount: n * 7, note: `Nadi, "Bula" ✓ ${n}` }))
   writeFileSync(file, texts.join('\n'))
   const raw = new RawDocs()
   const origin = raw.openOrigin(file)
@@ -44,17 +50,18 @@ async function frozenState(): Promise<{ raw: RawDocs; collections: FrozenCollect
     { name: 'merchants', ids: null, values: Array.from({ length: 1_200 }, (_, n) => ({ id: `ms_${n}`, name: `Kava "Kitchen" ${n}`, tier: 'business' })), groups: [] },
     { name: 'payouts', ids: null, values: [], groups: [] },
   ]
-  return { raw, collections }
+  return { folder, raw, collections }
 }
 
 describe('BackgroundSnapshot', () => {
-  it('renders in a thread of its own the very text, length and document places this thread renders, then stops the thread', async () => {
-    const { raw, collections } = await frozenState()
+  it('writes from a thread of its own the very text, length and document places this thread writes, then stops the thread', async () => {
+    const { folder, raw, collections } = await frozenState()
     const here = new SnapshotRenderer(collections, journal, raw.reader())
-    const expected = await textOf(here)
+    const expected = await textOf(here, folder)
     const before = threads()
     const there = new BackgroundSnapshot(collections, journal, raw.table())
-    const actual = await textOf(there)
+    expect(threads()).toBeGreaterThan(before)
+    const actual = await textOf(there, folder)
     expect(actual.length).toBe(expected.length)
     expect(actual.equals(expected)).toBe(true)
     expect(there.bytes).toBe(here.bytes)
@@ -64,27 +71,33 @@ describe('BackgroundSnapshot', () => {
     // The places are where the documents are in the text.
     const at = 24_999
     expect(JSON.parse(actual.subarray(there.lazySpans.offsets[at], there.lazySpans.offsets[at]! + there.lazySpans.lengths[at]!).toString())).toMatchObject({ id: 'cs_24999' })
-    // Once the end is handed out, no thread is left behind.
+    // Once it is written, no thread is left behind.
     expect(threads()).toBeLessThanOrEqual(before)
-    expect(await there.next()).toBeNull()
     raw.close()
   })
 
-  it('stops its thread before a next() after abort() fails with the reason: a closing store then lets go of the files the thread reads', async () => {
-    const { raw, collections } = await frozenState()
+  it('stops its thread before writeTo fails with the reason of abort(): nothing is written through the descriptor after', async () => {
+    const { folder, raw, collections } = await frozenState(300_000)
     const before = threads()
     const there = new BackgroundSnapshot(collections, journal, raw.table())
-    expect(await there.next()).not.toBeNull()
-    expect(threads()).toBeGreaterThan(before)
+    const file = path.join(folder, 'aborted')
+    const handle = await open(file, 'wx')
+    const writing = there.writeTo(handle)
+    // Cut short while the thread writes.
+    await expect.poll(async () => (await stat(file)).size, { interval: 1 }).toBeGreaterThan(0)
     there.abort('the store is closing')
-    await expect(there.next()).rejects.toThrow('the store is closing')
+    await expect(writing).rejects.toThrow('the store is closing')
     expect(threads()).toBeLessThanOrEqual(before)
+    const size = (await stat(file)).size
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect((await stat(file)).size).toBe(size)
+    expect(size).toBeLessThan((await stat(path.join(folder, 'origin.json'))).size)
+    await handle.close()
     raw.close()
   })
 
   it('fails with what went wrong in the thread, and stops it: a document no longer where the store put it', async () => {
-    const { raw, collections } = await frozenState()
-    const folder = await tempFolder('bula-background-snapshot-')
+    const { folder, raw, collections } = await frozenState()
     const short = path.join(folder, 'short.json')
     writeFileSync(short, '{"id":"cs_')
     // The last document on disk now points past the end of a file that was cut short.
@@ -93,7 +106,7 @@ describe('BackgroundSnapshot', () => {
     raw.point(lazy.values[last] as number, raw.openOrigin(short), 0, 40)
     const before = threads()
     const there = new BackgroundSnapshot(collections, journal, raw.table())
-    await expect(textOf(there)).rejects.toThrow(/^the snapshot could not be rendered: .*short\.json changed while bula had it open/)
+    await expect(textOf(there, folder)).rejects.toThrow(/^the snapshot could not be rendered: .*short\.json changed while bula had it open/)
     expect(threads()).toBeLessThanOrEqual(before)
     raw.close()
   })
