@@ -1,8 +1,7 @@
-import { fdatasyncSync, writeSync } from 'node:fs'
 import { parentPort } from 'node:worker_threads'
 import { messageOf } from './error-info.js'
 import { RawDocs, type RawTable } from './raw-docs.js'
-import { SnapshotRenderer, SYNC_EVERY_BYTES, type FrozenCollection, type JournalCoverage, type LazyValue } from './snapshot-render.js'
+import { SnapshotRenderer, type FrozenCollection, type JournalCoverage, type LazyValue } from './snapshot-render.js'
 
 /**
  * The thread that renders a compaction's snapshot (BackgroundSnapshot,
@@ -64,18 +63,11 @@ function receive(message: Exclude<ToRenderThread, { type: 'render' }>): void {
   }
 }
 
-/** The whole text into `fd`, synced as SnapshotRenderer.writeTo does; the store's thread syncs the rest. */
+/** The whole text into `fd`; the store's thread syncs the rest and renames the file. */
 function render({ journal, raw, fd }: Extract<ToRenderThread, { type: 'render' }>): void {
   if (failure !== null) throw new Error(failure)
   const renderer = new SnapshotRenderer(collections, journal, RawDocs.readerOf(raw))
-  let unsynced = 0
-  for (let chunk = renderer.next(); chunk !== null; chunk = renderer.next()) {
-    for (let written = 0; written < chunk.length; ) written += writeSync(fd, chunk, written, chunk.length - written)
-    unsynced += chunk.length
-    if (unsynced < SYNC_EVERY_BYTES) continue
-    fdatasyncSync(fd)
-    unsynced = 0
-  }
+  renderer.writeToSync(fd)
   const offsets = Float64Array.from(renderer.lazySpans.offsets)
   const lengths = Float64Array.from(renderer.lazySpans.lengths)
   reply({ type: 'written', bytes: renderer.bytes, offsets, lengths }, [offsets.buffer, lengths.buffer])
