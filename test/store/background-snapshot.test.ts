@@ -96,6 +96,20 @@ describe('BackgroundSnapshot', () => {
     raw.close()
   })
 
+  it("fails with the system's error when the thread cannot write the file, and stops it", async () => {
+    const { folder, raw, collections } = await frozenState()
+    const file = path.join(folder, 'read-only')
+    writeFileSync(file, '')
+    // A descriptor open for reading only: every write through it fails (EBADF), as a full or failing disk's would.
+    const handle = await open(file, 'r')
+    const before = threads()
+    const there = new BackgroundSnapshot(collections, journal, raw.table())
+    await expect(there.writeTo(handle)).rejects.toThrow(/^the snapshot could not be rendered: EBADF/)
+    expect(threads()).toBeLessThanOrEqual(before)
+    await handle.close()
+    raw.close()
+  })
+
   it('fails with what went wrong in the thread, and stops it: a document no longer where the store put it', async () => {
     const { folder, raw, collections } = await frozenState()
     const short = path.join(folder, 'short.json')
