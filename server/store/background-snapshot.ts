@@ -35,9 +35,6 @@ const FEED_SLICE_MS = 4
 export class BackgroundSnapshot implements SnapshotSource {
   lazySpans: { offsets: ArrayLike<number>; lengths: ArrayLike<number> } = { offsets: [], lengths: [] }
   bytes = 0
-  private readonly worker = new Worker(RENDER_THREAD_SCRIPT())
-  private stopped: Promise<void> | null = null
-  private readonly fed: Promise<void>
   private readonly answers: FromRenderThread[] = []
   private wake: (() => void) | null = null
   private failure: Error | null = null
@@ -47,36 +44,34 @@ export class BackgroundSnapshot implements SnapshotSource {
     readonly collections: readonly FrozenCollection[],
     readonly journal: JournalCoverage,
     private readonly raw: RawTable,
-  ) {
-    // A render thread does not keep the process alive; writeTo stops it, and a closing store aborts it.
-    this.worker.unref()
-    this.worker.on('message', (answer: FromRenderThread) => this.receive(answer))
-    this.worker.on('error', (error) => this.receive({ type: 'error', message: messageOf(error) }))
-    this.worker.on('exit', () => this.receive({ type: 'error', message: 'the render thread stopped' }))
-    this.fed = this.feed().catch((error: unknown) => {
-      this.failure ??= error instanceof Error ? error : new Error(messageOf(error))
-    })
-  }
+  ) {}
 
   abort(reason: string): void {
     this.failure ??= new Error(reason)
     this.wake?.()
   }
 
+  /** Starts the thread here, not when frozen: a thread the system refuses then fails this compaction, not the commit that froze it. */
   async writeTo(handle: FileHandle): Promise<void> {
+    if (this.failure) throw this.failure
+    const worker = new Worker(RENDER_THREAD_SCRIPT())
     try {
-      await this.fed
+      // Stopped below in any case; meanwhile it must not keep a process alive that is otherwise done.
+      worker.unref()
+      worker.on('message', (answer: FromRenderThread) => this.receive(answer))
+      worker.on('error', (error) => this.receive({ type: 'error', message: messageOf(error) }))
+      worker.on('exit', () => this.receive({ type: 'error', message: 'the render thread stopped' }))
+      await this.feed(worker)
       if (this.failure) throw this.failure
       const { journal, raw } = this
-      this.worker.postMessage({ type: 'render', journal, raw, fd: handle.fd } satisfies ToRenderThread, [raw.offsets.buffer, raw.lengths.buffer, raw.origins.buffer])
+      worker.postMessage({ type: 'render', journal, raw, fd: handle.fd } satisfies ToRenderThread, [raw.offsets.buffer, raw.lengths.buffer, raw.origins.buffer])
       const answer = await this.answer()
       if (answer.type === 'error') throw new Error(`the snapshot could not be rendered: ${answer.message}`)
       this.lazySpans = { offsets: answer.offsets, lengths: answer.lengths }
       this.bytes = answer.bytes
     } finally {
       // The thread writes through `handle`'s descriptor: it has stopped before the caller closes it.
-      this.stopped ??= this.worker.terminate().then(() => undefined)
-      await this.stopped
+      await worker.terminate()
     }
   }
 
@@ -95,11 +90,11 @@ export class BackgroundSnapshot implements SnapshotSource {
   }
 
   /** The frozen state, a slice at a time between requests; the arrays are this snapshot's own, so later changes do not reach them. */
-  private async feed(): Promise<void> {
+  private async feed(worker: Worker): Promise<void> {
     let sliceStart = performance.now()
     for (const message of stateMessages(this.collections)) {
       if (this.failure) return
-      this.worker.postMessage(message)
+      worker.postMessage(message)
       if (performance.now() - sliceStart < FEED_SLICE_MS) continue
       await new Promise((resolve) => setImmediate(resolve))
       sliceStart = performance.now()

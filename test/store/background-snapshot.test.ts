@@ -60,8 +60,9 @@ describe('BackgroundSnapshot', () => {
     const expected = await textOf(here, folder)
     const before = threads()
     const there = new BackgroundSnapshot(collections, journal, raw.table())
-    expect(threads()).toBeGreaterThan(before)
-    const actual = await textOf(there, folder)
+    const writing = textOf(there, folder)
+    await expect.poll(threads, { interval: 1 }).toBeGreaterThan(before)
+    const actual = await writing
     expect(actual.length).toBe(expected.length)
     expect(actual.equals(expected)).toBe(true)
     expect(there.bytes).toBe(here.bytes)
