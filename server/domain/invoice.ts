@@ -30,11 +30,12 @@ export const INVOICE_ID_COUNTER = 'invoiceId'
 
 /**
  * The highest invoice id a state file may hold. An import moves the shared
- * counter past the ids it brings; capped far below the 15 digits the store
- * holds, so that no file can spend the ids everyone else's next Invoices
- * need (docs/security.md, "State files").
+ * counter past the ids it brings, so the cap sits far below the highest id
+ * the API takes (MAX_INVOICE_ID): a file at the cap still leaves everyone
+ * else about a trillion next Invoices the API serves (docs/security.md,
+ * "State files").
  */
-export const MAX_IMPORTED_INVOICE_ID = 999_999_999_999
+export const MAX_IMPORTED_INVOICE_ID = 999_999_999
 
 /** The cap applies on create, send and void (spec). */
 export function checkCap(invoice: Pick<InvoiceRecord, 'items' | 'taxPercent'>): void {

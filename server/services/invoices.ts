@@ -1,13 +1,14 @@
 import { apiError } from '../domain/error-catalog.js'
 import { invalidRequest, invalidState, notFound } from '../../src/errors.js'
-import type {
-  CreateInvoiceRequest,
-  Invoice,
-  InvoiceList,
-  ListInvoicesQuery,
-  PayResponse,
-  PaySessionRequest,
-  UpdateInvoiceRequest,
+import {
+  MAX_INVOICE_ID,
+  type CreateInvoiceRequest,
+  type Invoice,
+  type InvoiceList,
+  type ListInvoicesQuery,
+  type PayResponse,
+  type PaySessionRequest,
+  type UpdateInvoiceRequest,
 } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { MAX_EXPIRY_MS, isExpired, paymentStarted, type CheckoutSessionRecord } from '../domain/checkout-session.js'
@@ -107,9 +108,12 @@ export function createInvoice(ctx: ServiceContext, caller: Caller, request: Crea
   })
 }
 
+/** An Invoice id in a path: an integer up to MAX_INVOICE_ID's digits, read as an integer path parameter is (`011` is 11). */
+const INVOICE_ID_IN_PATH = new RegExp(`^[0-9]{1,${String(MAX_INVOICE_ID).length}}$`)
+
 /** The caller's Invoice of a path's `id`, if there is one: another merchant's or mode's is not. */
 function findOwnInvoice(ctx: ServiceContext, caller: Caller, id: string): InvoiceRecord | undefined {
-  const invoice = /^[0-9]{1,12}$/.test(id) ? ctx.store.get('invoices', String(Number(id))) : undefined
+  const invoice = INVOICE_ID_IN_PATH.test(id) ? ctx.store.get('invoices', String(Number(id))) : undefined
   return invoice && invoice.merchantId === caller.merchant.id && invoice.mode === caller.mode ? invoice : undefined
 }
 

@@ -116,9 +116,12 @@ export const invoiceSchema = z.object({
 })
 export type Invoice = z.infer<typeof invoiceSchema>
 
+/** The highest Invoice id the API takes, in a path or a cursor (12 digits). */
+export const MAX_INVOICE_ID = 999_999_999_999
+
 export const listInvoicesQuerySchema = z.strictObject({
   limit: limitQuerySchema().optional(),
-  starting_after: integerQuerySchema('starting_after', { min: 1, max: 999_999_999_999 }, 'an Invoice id').optional(),
+  starting_after: integerQuerySchema('starting_after', { min: 1, max: MAX_INVOICE_ID }, 'an Invoice id').optional(),
 })
 export type ListInvoicesQuery = z.infer<typeof listInvoicesQuerySchema>
 

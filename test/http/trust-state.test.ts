@@ -5,6 +5,8 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DAY, PNG_DATA_URL, call, client, signupMerchant, useTestServer, withTestServer } from '../helpers/http.js'
 import { merchantWithLiveData, sentInvoice } from '../helpers/live-data.js'
+import { MAX_IMPORTED_INVOICE_ID } from '../../server/domain/invoice.js'
+import { MAX_INVOICE_ID } from '../../src/schemas/index.js'
 
 // Issue 12, items 1 to 6: each test is the attack, made with a test secret key (docs/security.md).
 
@@ -216,14 +218,33 @@ describe('an import cannot break other merchants or the API\'s limits', () => {
     const api = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
     await sentInvoice(api)
     const file = (await api.get('/_sim/state')).body
-    Object.assign(file.collections.invoices[0], { id: '999999999999999', invoiceId: 999_999_999_999_999 })
-    const refused = await api.post('/_sim/state/import', file)
-    expect(refused.status).toBe(400)
-    expect(refused.body.error).toMatchObject({ code: 'invalid_request', param: 'invoices[0].invoiceId' })
+    for (const id of [MAX_IMPORTED_INVOICE_ID + 1, MAX_INVOICE_ID, 999_999_999_999_999]) {
+      const forged = structuredClone(file)
+      Object.assign(forged.collections.invoices[0], { id: String(id), invoiceId: id })
+      const refused = await api.post('/_sim/state/import', forged)
+      expect([id, refused.status, refused.body.error?.code, refused.body.error?.param]).toEqual([id, 400, 'invalid_request', 'invoices[0].invoiceId'])
+    }
     const other = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
     const next = await sentInvoice(other)
-    expect(next.id).toBeLessThan(1e12)
+    expect(next.id).toBeLessThan(MAX_IMPORTED_INVOICE_ID)
     expect((await other.get(`/v1/invoices/${next.id}`)).status).toBe(200)
+  })
+
+  // A file at the ceiling moves the counter that far, and no further: another merchant's next Invoice is still one
+  // the API serves (an id at the API's own limit used to pass, leaving everyone's next Invoice at a 13-digit id: 404).
+  it('takes an invoice id at the import ceiling, and the next Invoice of another merchant is one the API serves', async () => {
+    await withTestServer({}, async (own) => {
+      const api = client(own.baseUrl, (await signupMerchant(own.baseUrl)).keys.secret)
+      await sentInvoice(api)
+      const file = (await api.get('/_sim/state')).body
+      Object.assign(file.collections.invoices[0], { id: String(MAX_IMPORTED_INVOICE_ID), invoiceId: MAX_IMPORTED_INVOICE_ID })
+      expect((await api.post('/_sim/state/import', file)).status).toBe(200)
+      expect((await api.get(`/v1/invoices/${MAX_IMPORTED_INVOICE_ID}`)).status).toBe(200)
+      const other = client(own.baseUrl, (await signupMerchant(own.baseUrl)).keys.secret)
+      const next = await sentInvoice(other)
+      expect(next.id).toBe(MAX_IMPORTED_INVOICE_ID + 1)
+      expect((await other.get(`/v1/invoices/${next.id}`)).body).toMatchObject({ id: next.id, status: 'sent' })
+    })
   })
 
   it('refuses a sent invoice over the FJ$5,000 cap; a draft over it, as a dashboard edit leaves one, round-trips', async () => {
