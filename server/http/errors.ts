@@ -38,6 +38,8 @@ function fromFrameworkError(error: FrameworkError): ApiError | undefined {
       return apiError('invalid_request', `The Content-Encoding ${String(error.encoding)} is not supported; send the body uncompressed, or as gzip, deflate or br.`)
     case 'charset.unsupported':
       return apiError('invalid_request', `The charset ${String(error.charset)} is not supported; send the body as UTF-8.`, { param: 'Content-Type' })
+    case 'encoding.not.utf8':
+      return apiError('invalid_request', 'The body is not valid UTF-8: send its text encoded as UTF-8.')
   }
   if (typeof error.status !== 'number' || error.status < 400 || error.status > 499) return undefined
   if (error instanceof URIError) return apiError('invalid_request', 'The path has a percent-escape that does not decode (e.g. %E0%A4%A).')

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import express, { type NextFunction, type Request, type RequestHandler } from 'express'
 import { invalidRequest } from '../../src/errors.js'
 import { MAX_BODY_DEPTH } from '../../src/json-depth.js'
@@ -107,7 +108,7 @@ function refuseTooManyContainers(bytes: Buffer): void {
 
 /** An error as body-parser raises it, so that errors.ts answers both readers' failures alike. */
 function bodyError(
-  type: 'entity.parse.failed' | 'entity.too.complex' | 'request.aborted' | 'charset.unsupported',
+  type: 'entity.parse.failed' | 'entity.too.complex' | 'request.aborted' | 'charset.unsupported' | 'encoding.not.utf8',
   message: string,
   fields: { body?: string; charset?: string } = {},
 ): Error {
@@ -123,9 +124,20 @@ function bodyError(
  * labelled UTF-16 became "not valid JSON") and express.urlencoded
  * ISO-8859-1. `us-ascii` is refused too, although UTF-8 holds it: the rule
  * stays one charset, and a body labelled ASCII may hold bytes that are not.
+ * Bytes that are not UTF-8 are refused (refuseInvalidUtf8).
  */
-export function utf8Only(_req: unknown, _res: unknown, _body: Buffer, charset: string): void {
+export function utf8Only(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
   if (charset !== 'utf-8') throw bodyError('charset.unsupported', `unsupported charset "${charset}"`, { charset })
+  refuseInvalidUtf8(body)
+}
+
+/**
+ * Decoding turns bytes that are not UTF-8 into U+FFFD, so a merchant's
+ * `caf\xe9` was stored as `caf�` without a word: refused instead, as a
+ * body is read as UTF-8 or not at all.
+ */
+function refuseInvalidUtf8(body: Buffer): void {
+  if (!isUtf8(body)) throw bodyError('encoding.not.utf8', 'The body is not valid UTF-8.')
 }
 
 /** express.json's `verify`, which it calls on the decompressed bytes before parsing them: UTF-8 only, and not too many containers. */
@@ -192,6 +204,7 @@ function readPlainJson(req: Request, bytes: number, next: NextFunction): void {
     if (error) return next(error)
     try {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      refuseInvalidUtf8(bytes)
       refuseTooManyContainers(bytes)
       req.body = parseStrictJson(bytes.toString('utf8'))
     } catch (parseError) {

@@ -17,7 +17,7 @@ const agent = new http.Agent({ keepAlive: true, timeout: 2_000 })
  * test suite"). Like fetch it sends `accept: *\/*`; unlike it, it follows no
  * redirect, which no API route answers with.
  */
-export function exchange(url: string, method: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; headers: Headers; text: string }> {
+export function exchange(url: string, method: string, headers: Record<string, string>, body: string | Buffer | undefined): Promise<{ status: number; headers: Headers; text: string }> {
   return new Promise((resolve, reject) => {
     // Content-Length as fetch sends it: node:http would send a DELETE's body without one, which then is no body.
     const length: Record<string, string> = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }

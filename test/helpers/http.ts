@@ -61,11 +61,11 @@ export async function call(
   baseUrl: string,
   method: string,
   path: string,
-  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  options: { key?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
 ): Promise<Api> {
   const headers: Record<string, string> = { ...options.headers }
   if (options.key) headers.authorization = `Bearer ${options.key}`
-  let body: string | undefined = options.rawBody
+  let body: string | Buffer | undefined = options.rawBody
   if (options.body !== undefined) body = JSON.stringify(options.body)
   if (body !== undefined) headers['content-type'] ??= 'application/json'
   const response = await exchange(`${baseUrl}${path}`, method, headers, body)

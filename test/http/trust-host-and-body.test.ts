@@ -283,6 +283,38 @@ describe('__proto__ keys in JSON bodies', () => {
     }
   })
 
+  // Decoding used to turn such bytes into U+FFFD: `caf\xe9` was stored as `caf\ufffd`, without a word.
+  it('refuses a body whose bytes are not UTF-8 with 400 and stores nothing, on /_sim, /v1 and a hosted page\'s form, read directly or by the general reader', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    const latin1E = Buffer.from([0xe9])
+    const bytes = (before: string, after: string) => Buffer.concat([Buffer.from(before), latin1E, Buffer.from(after)])
+    const requests = [
+      ['PATCH', '/_sim/settings', bytes('{"displayName":"Caf', '"}')],
+      ['POST', '/v1/checkout-sessions', bytes('{"amount":100,"currency":"FJD","metadata":{"note":"caf', '"}}')],
+    ] as const
+    // The first is read directly (json-body.ts, plain JSON), the second by express.json (a Content-Type it does not take).
+    for (const type of ['application/json', 'application/json;charset=utf-8']) {
+      for (const [method, path, body] of requests) {
+        const answer = await call(server().baseUrl, method, path, { key: keys.secret, rawBody: body, headers: { 'content-type': type, ...idempotent().headers } })
+        expect([type, path, answer.status, answer.body.error]).toEqual([
+          type,
+          path,
+          400,
+          { code: 'invalid_request', message: 'The body is not valid UTF-8: send its text encoded as UTF-8.' },
+        ])
+      }
+    }
+    expect((await api.get('/_sim/settings')).body.displayName).not.toContain('Caf')
+    expect((await api.get('/v1/checkout-sessions')).body.data).toEqual([])
+    const session = (await api.post('/v1/checkout-sessions', { amount: 100, currency: 'FJD', metadata: { note: 'café ✓ 🥥' } }, idempotent())).body
+    expect(session.metadata).toEqual({ note: 'café ✓ 🥥' })
+    const form = { 'content-type': 'application/x-www-form-urlencoded' }
+    const paid = await call(server().baseUrl, 'POST', `/pay/${session.id}`, { rawBody: bytes('provider=mpaisa&outcome=succeeded&note=caf', ''), headers: form })
+    expect(paid.status).toBe(400)
+    expect((await api.get(`/v1/checkout-sessions/${session.id}`)).body.status).toBe('pending')
+  })
+
   it('refuses a Latin-1 form on the dashboard and the hosted payment page as a UTF-8-only form, and changes nothing', async () => {
     const { keys } = await signupMerchant(server().baseUrl)
     const latin1 = { 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1' }

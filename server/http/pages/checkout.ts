@@ -3,6 +3,7 @@ import { Router, type ErrorRequestHandler, type Request, type RequestHandler, ty
 import { z } from 'zod'
 import { ApiError, invalidRequest } from '../../../src/errors.js'
 import { providerSchema, type CheckoutSession, type Provider } from '../../../src/schemas/index.js'
+import { clientErrorOf } from '../errors.js'
 import { runCommitted } from '../handle.js'
 import { formBody } from '../json-body.js'
 import type { ServiceContext } from '../../context.js'
@@ -292,12 +293,13 @@ class CheckoutPages {
 /** The letter in the merchant header's circle: the display name's first, not an invisible bidi control before it. */
 export const initialOf = (displayName: string): string => Array.from(withoutBidiControls(displayName).trim())[0]?.toUpperCase() ?? ''
 
-/** The status of body-parser's own errors (too large, bad charset): the customer's form, not a fault. */
+/**
+ * The status of the form reader's own errors (too large, too many fields, a
+ * charset other than UTF-8, bytes that are not UTF-8): the customer's form,
+ * not a fault, with the status the API and the dashboard give it (errors.ts).
+ */
 function parserErrorStatus(error: unknown): number | undefined {
-  const type = typeof error === 'object' && error !== null ? (error as { type?: unknown }).type : undefined
-  // A form over its byte limit, or of more than 1,000 fields (body-parser's parameterLimit), as the dashboard answers them.
-  if (type === 'entity.too.large' || type === 'parameters.too.many') return 413
-  return typeof type === 'string' && ['entity.parse.failed', 'charset.unsupported', 'encoding.unsupported'].includes(type) ? 400 : undefined
+  return error instanceof ApiError ? undefined : clientErrorOf(error)?.status
 }
 
 /**
