@@ -341,6 +341,7 @@ describe('bad input', () => {
     ['/dashboard/payouts', 'page=0', 'Invalid `page`'],
     ['/dashboard/events', 'type=nope', 'Invalid `type`'],
     ['/dashboard/events/rows', 'limit=0', 'Invalid `limit`'],
+    ['/dashboard/doctor', 'since=x', 'Invalid `since`'],
   ])('%s names the bad value of %s before an unknown parameter', async (path, bad, message) => {
     const agent = await DashboardAgent.signIn(base, (await signupMerchant(base)).keys.secret)
     const alone = await agent.get(`${path}?${bad}`)

@@ -4,14 +4,16 @@ import type { DoctorFinding } from '../../../../src/schemas/index.js'
 import { doctorReport } from '../../../services/doctor.js'
 import { dashPath, type DashboardKit, type PageHandler } from '../kit.js'
 import { formatTime } from '../../../../src/time.js'
+import { invalidRequest } from '../../../../src/errors.js'
 
 /** The windows the page offers, as `bula doctor --since` writes them; empty is everything. */
 const WINDOWS = ['15m', '1h', '1d', '']
 
-/** `?since=1h`, one of the offered windows; anything else is everything. */
+/** `?since=1h`, one of the offered windows, or empty (or none) for everything; any other value is 400 naming it, as on the other pages. */
 function sinceOf(req: Request): string {
   const since = typeof req.query.since === 'string' ? req.query.since : ''
-  return WINDOWS.includes(since) ? since : ''
+  if (!WINDOWS.includes(since)) throw invalidRequest('Invalid `since`: choose 15m, 1h or 1d, or leave it empty for everything kept.', 'since')
+  return since
 }
 
 /** Doctor (docs/faults-and-doctor.md): `bula doctor`'s report of the mode on show, in the window chosen. */
@@ -55,5 +57,5 @@ export function registerDoctorPages(kit: DashboardKit, router: Router): void {
       }),
     }
   }
-  kit.page(router, '/doctor', reportPage, { query: ['since'] })
+  kit.page(router, '/doctor', reportPage, { query: ['since'], values: sinceOf })
 }
