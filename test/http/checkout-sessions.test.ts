@@ -208,6 +208,9 @@ describe('POST /v1/checkout-sessions', () => {
       ['metadata value of 500', () => ({ amount: 100, currency: 'FJD', metadata: { k: 'v'.repeat(500) } }), ok],
       ['metadata value of 501', () => ({ amount: 100, currency: 'FJD', metadata: { k: 'v'.repeat(501) } }), bad, 'metadata.k'],
       ['metadata value a number', () => ({ amount: 100, currency: 'FJD', metadata: { k: 1 } }), bad, 'metadata.k'],
+      // A key a dot cannot name is named as a JSON string in brackets: `metadata.` named no field a client could find.
+      ['an empty metadata key', () => ({ amount: 100, currency: 'FJD', metadata: { '': 'v' } }), bad, 'metadata[""]'],
+      ['a metadata key with a dot, its value a number', () => ({ amount: 100, currency: 'FJD', metadata: { 'a.b': 1 } }), bad, 'metadata["a.b"]'],
       ['successUrl of 2048', () => ({ amount: 100, currency: 'FJD', successUrl: url(2048) }), ok],
       ['successUrl of 2049', () => ({ amount: 100, currency: 'FJD', successUrl: url(2049) }), bad, 'successUrl'],
       ['cancelUrl of 2049', () => ({ amount: 100, currency: 'FJD', cancelUrl: url(2049) }), bad, 'cancelUrl'],
