@@ -57,11 +57,12 @@ export function formatApiError(error: ApiError, colors: ChalkInstance): string {
 }
 
 /**
- * A broken connection or a server fault may hide a change that was made after
- * all; only a retry with the same key is sure not to make it twice.
+ * A broken connection, an answer that never came or a server fault may hide
+ * a change that was made after all; only a retry with the same key is sure
+ * not to make it twice.
  */
 export function withRetryHint(error: unknown, idempotencyKey: string, possibleChange: string): unknown {
-  if (!(error instanceof ApiError) || (error.code !== 'network_error' && error.status < 500)) return error
+  if (!(error instanceof ApiError) || (error.code !== 'network_error' && error.code !== 'timeout' && error.status < 500)) return error
   const hint = ` ${possibleChange}: retry with --idempotency-key ${idempotencyKey}.`
   return error.withMessage(error.message + hint)
 }

@@ -174,6 +174,11 @@ const CONNECT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', '
 const RETRY_ERROR_CODES = ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN']
 const RETRY_STATUS_CODES = [429, 500, 502, 503, 504]
 
+/** What the tries of one request came to, as request() reports its failure: the first that may have reached the simulator. */
+interface Tries {
+  sentAndFailed?: string
+}
+
 /** What got tells its calculateDelay about a retry (its RetryObject), and all retryDelay reads of it. */
 export interface RetryTiming {
   attemptCount: number
@@ -256,13 +261,20 @@ export class BulaClient {
     if (this.userAgent) headers['user-agent'] = this.userAgent
 
     const url = `${this.baseUrl}${options.path}`
+    const tries: Tries = {}
     let response: GotResponse<Uint8Array>
     try {
-      response = await this.send(url, options, headers)
+      response = await this.send(url, options, headers, tries)
     } catch (error) {
       if (error instanceof ApiError) throw error
       const code = (error as RequestError).code
-      if (CONNECT_ERROR_CODES.has(code)) throw new ApiError(0, 'connection_failed', `Could not reach the simulator at ${this.baseUrl}. ${this.startHint()}`)
+      const unreachable = `Could not reach the simulator at ${this.baseUrl}. ${this.startHint()}`
+      // An earlier try was sent and then broke (or got a 5xx): its change may have been made, so the CLI names the
+      // Idempotency-Key to retry with (withRetryHint) as for any broken connection, not only where to start a simulator.
+      if (CONNECT_ERROR_CODES.has(code) && tries.sentAndFailed !== undefined) {
+        throw new ApiError(0, 'network_error', `${options.method} ${url} failed: a try ended with ${tries.sentAndFailed}, and the retry after it found no simulator. ${unreachable}`)
+      }
+      if (CONNECT_ERROR_CODES.has(code)) throw new ApiError(0, 'connection_failed', unreachable)
       if (code === 'ETIMEDOUT') throw new ApiError(0, 'timeout', `${options.method} ${url} got no answer within ${this.timeoutMs / 1000} s.`)
       throw new ApiError(0, 'network_error', `${options.method} ${url} failed: ${(error as Error).message}`)
     }
@@ -295,10 +307,10 @@ export class BulaClient {
    * An answer over MAX_ANSWER_BYTES is refused as soon as its Content-Length
    * or, when chunked, the bytes read so far say so, and is not sent again.
    */
-  private async send(url: string, options: RequestOptions, headers: Record<string, string>): Promise<GotResponse<Uint8Array>> {
+  private async send(url: string, options: RequestOptions, headers: Record<string, string>, tries: Tries): Promise<GotResponse<Uint8Array>> {
     const tooLarge = new AbortController()
     try {
-      return await this.sendWithGot(url, options, headers, tooLarge)
+      return await this.sendWithGot(url, options, headers, tooLarge, tries)
     } catch (error) {
       if (!tooLarge.signal.aborted) throw error
       throw this.tooLargeAnswer(options.method, url, (error as RequestError).response?.statusCode ?? 0)
@@ -313,7 +325,7 @@ export class BulaClient {
     )
   }
 
-  private sendWithGot(url: string, options: RequestOptions, headers: Record<string, string>, tooLarge: AbortController): Promise<GotResponse<Uint8Array>> {
+  private sendWithGot(url: string, options: RequestOptions, headers: Record<string, string>, tooLarge: AbortController, tries: Tries): Promise<GotResponse<Uint8Array>> {
     const got = loadGot()
     const repeatable = options.method === 'GET' || options.idempotencyKey !== undefined
     const log = this.log
@@ -335,27 +347,32 @@ export class BulaClient {
         maxRetryAfter: this.maxRetryAfterMs,
         calculateDelay: retryDelay,
       },
-      hooks: log
-        ? {
-            // A beforeRequest hook that returns a value replaces the request with it: these return nothing.
-            beforeRequest: [
+      hooks: {
+        // A beforeRequest hook that returns a value replaces the request with it: these return nothing.
+        beforeRequest: log
+          ? [
               (request) => {
                 log(`→ ${request.method} ${request.url?.toString() ?? url}`)
               },
-            ],
-            afterResponse: [
+            ]
+          : [],
+        afterResponse: log
+          ? [
               (answer) => {
                 log(`← ${answer.statusCode} ${options.method} ${url} in ${Math.round(answer.timings?.phases.total ?? 0)} ms (${answer.headers['x-request-id'] ?? 'no request id'})`)
                 return answer
               },
-            ],
-            beforeRetry: [
-              (error, retryCount) => {
-                log(`↻ retry ${retryCount} of ${options.method} ${url} after ${error.response?.statusCode ?? error.code}`)
-              },
-            ],
-          }
-        : {},
+            ]
+          : [],
+        beforeRetry: [
+          (error, retryCount) => {
+            const failure = error.response?.statusCode ?? error.code
+            // Nothing was sent to an address where nothing listens; anything else may have reached the simulator.
+            if (!CONNECT_ERROR_CODES.has(error.code)) tries.sentAndFailed ??= String(failure)
+            log?.(`↻ retry ${retryCount} of ${options.method} ${url} after ${failure}`)
+          },
+        ],
+      },
     })
     // Every chunk reports the bytes read and the Content-Length, if any: the first one is enough to refuse a declared size.
     request.on('downloadProgress', ({ transferred, total }) => {

@@ -210,6 +210,23 @@ describe('BulaClient', () => {
     expect(seen).toHaveLength(2)
   })
 
+  // A simulator stopped while a create was in it: the first try broke after it was sent, the retry found no one. The
+  // create may have been made, so this is network_error (the CLI then names the key to retry with), not connection_failed.
+  it('reports a broken try whose retry found no simulator as network_error, naming both, and the refused address alone as connection_failed', async () => {
+    const dying = createServer((request) => {
+      request.socket.destroy()
+      dying.close()
+    })
+    await new Promise<void>((resolve) => dying.listen(0, '127.0.0.1', resolve))
+    const dyingUrl = `http://127.0.0.1:${(dying.address() as AddressInfo).port}`
+    const client = new BulaClient({ baseUrl: dyingUrl, apiKey: 'sk_test_abc' })
+    const create = { method: 'POST', path: '/v1/checkout-sessions', body: { amount: 100 }, idempotencyKey: newIdempotencyKey() }
+    const broken = await failure(client.request(create))
+    expect(broken).toMatchObject({ status: 0, code: 'network_error' })
+    expect(broken.message).toMatch(new RegExp(`^POST ${dyingUrl}/v1/checkout-sessions failed: a try ended with ECONNRESET, and the retry after it found no simulator\\. Could not reach the simulator at ${dyingUrl}\\.`))
+    expect(await failure(client.request(create))).toMatchObject({ status: 0, code: 'connection_failed' })
+  })
+
   it('gives up after `retries` more tries with the last answer', async () => {
     reply = unavailable
     const error = await failure(new BulaClient({ baseUrl, apiKey: 'sk_test_abc', retries: 1 }).getMe())

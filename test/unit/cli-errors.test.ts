@@ -2,7 +2,7 @@ import { Errors } from '@oclif/core'
 import { Chalk } from 'chalk'
 import { describe, expect, it } from 'vitest'
 import { maskUrlCredentials } from '../../src/cli/base-url.js'
-import { describeApiKeyOrigin, describeBaseUrlOrigin, formatApiError, toErrorReport, withApiKeyOrigin, withConnectionOrigin } from '../../src/cli/error-report.js'
+import { describeApiKeyOrigin, describeBaseUrlOrigin, formatApiError, toErrorReport, withApiKeyOrigin, withConnectionOrigin, withRetryHint } from '../../src/cli/error-report.js'
 import { usageError } from '../../src/cli/usage.js'
 import { DEFAULT_BASE_URL } from '../../src/config/profiles.js'
 import { ApiError } from '../../src/errors.js'
@@ -59,6 +59,20 @@ describe('toErrorReport', () => {
       envelope: { error: { code: 'unexpected_error', message: 'x is undefined' } },
       exitCode: 1,
     })
+  })
+})
+
+describe('withRetryHint', () => {
+  // A create that may have been made: a broken connection, no answer in time, a server fault. Not one refused outright.
+  it.each([
+    [new ApiError(0, 'network_error', 'POST … failed: socket hang up.'), true],
+    [new ApiError(0, 'timeout', 'POST … got no answer within 60 s.'), true],
+    [new ApiError(503, 'storage_unavailable', 'The disk refused the write.'), true],
+    [new ApiError(0, 'connection_failed', 'Could not reach the simulator.'), false],
+    [new ApiError(400, 'invalid_request', 'Invalid `amount`.'), false],
+  ])('names the key after %s: %s', (error, named) => {
+    const hinted = withRetryHint(error, 'key-1', 'The session may have been created') as ApiError
+    expect(hinted.message.endsWith(' The session may have been created: retry with --idempotency-key key-1.')).toBe(named)
   })
 })
 
