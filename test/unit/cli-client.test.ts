@@ -220,7 +220,7 @@ describe('BulaClient', () => {
     await new Promise<void>((resolve) => dying.listen(0, '127.0.0.1', resolve))
     const dyingUrl = `http://127.0.0.1:${(dying.address() as AddressInfo).port}`
     const client = new BulaClient({ baseUrl: dyingUrl, apiKey: 'sk_test_abc' })
-    const create = { method: 'POST', path: '/v1/checkout-sessions', body: { amount: 100 }, idempotencyKey: newIdempotencyKey() }
+    const create = { method: 'POST' as const, path: '/v1/checkout-sessions', body: { amount: 100 }, idempotencyKey: newIdempotencyKey() }
     const broken = await failure(client.request(create))
     expect(broken).toMatchObject({ status: 0, code: 'network_error' })
     expect(broken.message).toMatch(new RegExp(`^POST ${dyingUrl}/v1/checkout-sessions failed: a try ended with ECONNRESET, and the retry after it found no simulator\\. Could not reach the simulator at ${dyingUrl}\\.`))
