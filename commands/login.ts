@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core'
 import { BulaClient } from '../src/client/bula-client.js'
 import { BaseCommand } from '../src/cli/base-command.js'
 import { maskUrlCredentials } from '../src/cli/base-url.js'
-import { saveProfile } from '../src/config/profiles.js'
+import { assertProfileName, saveProfile } from '../src/config/profiles.js'
 import type { MerchantMe } from '../src/schemas/index.js'
 import { printable } from '../src/terminal-text.js'
 
@@ -19,7 +19,8 @@ export default class Login extends BaseCommand<LoginResult> {
   static override description =
     'Checks the key with GET /v1/merchants/me, then saves it with the base URL as a profile that becomes the ' +
     'current one. The profile is the one named by --profile or BULA_PROFILE, else the current one, else "default"; ' +
-    'its previous keys are replaced.'
+    'its previous keys are replaced. A new profile takes the current profile\'s base URL unless --base-url or ' +
+    'BULA_BASE_URL gives one.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --api-key sk_test_...',
@@ -35,6 +36,8 @@ export default class Login extends BaseCommand<LoginResult> {
     const { flags } = await this.parse(Login)
     // The key to save is the flag's, never BULA_API_KEY or the old profile's.
     const { baseUrl, profileName } = await this.connection(flags, { allowMissingProfile: true })
+    // A name it could not save is refused before the key is checked, not after a call that may fail for another reason.
+    assertProfileName(profileName)
     const client = new BulaClient({ baseUrl, apiKey: flags['api-key'], userAgent: this.config.userAgent })
     const merchant = await client.getMe()
     const configFile = await saveProfile(profileName, { baseUrl: client.baseUrl, apiKey: flags['api-key'] }, { makeCurrent: true })

@@ -71,10 +71,12 @@ export function withRetryHint(error: unknown, idempotencyKey: string, possibleCh
  * Where the simulator's address in `connection` came from. The default
  * address is called that, whether or not the profile holds it too.
  */
-export function describeBaseUrlOrigin({ baseUrl, baseUrlFrom, profileName }: Pick<Connection, 'baseUrl' | 'baseUrlFrom' | 'profileName'>): string {
+export function describeBaseUrlOrigin({ baseUrl, baseUrlFrom, profileName, baseUrlProfile }: Pick<Connection, 'baseUrl' | 'baseUrlFrom' | 'profileName' | 'baseUrlProfile'>): string {
   if (baseUrlFrom === 'flag') return 'That address came from --base-url.'
   if (baseUrlFrom === 'environment') return 'That address came from BULA_BASE_URL.'
   if (baseUrlFrom === 'profile' && baseUrl !== DEFAULT_BASE_URL) {
+    const from = baseUrlProfile ?? profileName
+    if (from !== profileName) return `That address came from the current profile "${from}", as profile "${profileName}" is new; --base-url points it at another simulator.`
     return `That address came from profile "${profileName}"; --profile or --base-url points the CLI at another simulator.`
   }
   return 'That is the default address; --base-url, BULA_BASE_URL or --profile points the CLI at another simulator.'

@@ -267,13 +267,20 @@ export interface Connection {
   profileName: string
   /** Where baseUrl came from, which a failure to reach it names. */
   baseUrlFrom: 'flag' | 'environment' | 'profile' | 'default'
+  /** The profile that gave baseUrl when it is not profileName: the one commands use without --profile, for a profile not made yet. */
+  baseUrlProfile?: string
   /** Where apiKey came from (none without a key), which a refusal of the key names. */
   apiKeyFrom?: 'flag' | 'environment' | 'profile'
 }
 
 export interface ResolveConnectionOptions {
   env?: Env
-  /** Accept a named profile that does not exist yet (for commands that create it). */
+  /**
+   * Accept a named profile that does not exist yet (for commands that create
+   * it). Its base URL, unless a flag or BULA_BASE_URL gives one, is then the
+   * current profile's (else "default"'s): the simulator in use, not the
+   * default address.
+   */
   allowMissingProfile?: boolean
 }
 
@@ -301,18 +308,24 @@ export async function resolveConnection(
   const pairedPublishable = flags.apiKey ? undefined : envKey ? envValue(env, 'BULA_PUBLISHABLE_KEY') : profile?.publishableKey
   const publishableKey = flags.publishableKey || pairedPublishable
   const envBaseUrl = envValue(env, 'BULA_BASE_URL')
+  // `bula login --profile live` while the demo profile points at a simulator on another port: the new profile is for
+  // that simulator, the one commands use without --profile (the current profile, else "default").
+  const usual = config.current ?? DEFAULT_PROFILE
+  const baseUrlProfile = profile ? profileName : options.allowMissingProfile && profileNamed(config, usual)?.baseUrl ? usual : undefined
+  const profileBaseUrl = baseUrlProfile === undefined ? undefined : profileNamed(config, baseUrlProfile)?.baseUrl
   const [baseUrl, baseUrlFrom]: [string, Connection['baseUrlFrom']] = flags.baseUrl
     ? [flags.baseUrl, 'flag']
     : envBaseUrl
       ? [envBaseUrl, 'environment']
-      : profile?.baseUrl
-        ? [profile.baseUrl, 'profile']
+      : profileBaseUrl
+        ? [profileBaseUrl, 'profile']
         : [DEFAULT_BASE_URL, 'default']
   const apiKeyFrom: Connection['apiKeyFrom'] = flags.apiKey ? 'flag' : envKey ? 'environment' : profile?.apiKey ? 'profile' : undefined
   return {
     profileName,
     baseUrl,
     baseUrlFrom,
+    ...(baseUrlFrom === 'profile' && baseUrlProfile !== undefined && baseUrlProfile !== profileName ? { baseUrlProfile } : {}),
     apiKey: flags.apiKey || envKey || profile?.apiKey,
     ...(apiKeyFrom ? { apiKeyFrom } : {}),
     ...(publishableKey ? { publishableKey } : {}),

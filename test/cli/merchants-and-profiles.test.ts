@@ -131,6 +131,21 @@ describe('profiles', () => {
     expect(parseJsonOutput(overridden)).toMatchObject({ id: other.merchantId })
   })
 
+  // The README's `npm start -- --port 4112`, then `bula login --api-key sk_live_... --profile live`: the new profile is
+  // for the simulator the current one points at, not for the default address, where none runs.
+  it('login to a new profile without --base-url uses the current profile\'s simulator; a name it cannot save is refused before any call', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    expect((await runCli(['login', '--api-key', merchant.secret, '--base-url', server().baseUrl, '--profile', 'work'])).exitCode).toBe(0)
+    const second = await runCli(['login', '--api-key', merchant.secret, '--profile', 'second'])
+    expect(second.exitCode, second.stderr).toBe(0)
+    const config = JSON.parse(await readFile(path.join(cliConfigDir(), 'config.json'), 'utf8'))
+    expect([config.current, config.profiles.second.baseUrl]).toEqual(['second', server().baseUrl])
+
+    const badName = await runCli(['login', '--api-key', merchant.secret, '--profile', 'bad name!', '--base-url', 'http://127.0.0.1:9'])
+    expect(badName.exitCode).toBe(1)
+    expect(badName.stderr).toMatch(/^invalid_profile_name: /)
+  })
+
   it('login --json returns the profile and merchant; a bad key saves nothing', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     const login = await runCli(['login', '--api-key', merchant.secret, '--profile', 'json-login', '--json'], {

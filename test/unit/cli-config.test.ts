@@ -14,6 +14,7 @@ import {
   saveProfile,
 } from '../../src/config/profiles.js'
 import { ApiError } from '../../src/errors.js'
+import { describeBaseUrlOrigin } from '../../src/cli/error-report.js'
 import { expectMode } from '../helpers/platform.js'
 
 let dir: string
@@ -243,7 +244,27 @@ describe('resolveConnection', () => {
     await expect(resolveConnection({}, { env: { ...env, BULA_PROFILE: 'typo' } })).rejects.toMatchObject({
       code: 'unknown_profile',
     })
+  })
+
+  // `bula login --api-key … --profile live` beside a simulator on another port: the new profile is for that simulator.
+  it('gives a profile not made yet the base URL of the profile commands use without one, unless a flag or BULA_BASE_URL gives one', async () => {
     expect(await resolveConnection({ profile: 'new' }, { env, allowMissingProfile: true })).toEqual({
+      profileName: 'new',
+      baseUrl: 'http://default',
+      baseUrlFrom: 'profile',
+      baseUrlProfile: 'default',
+      apiKey: undefined,
+    })
+    await saveProfile('current', { baseUrl: 'http://current:4933' }, { env, makeCurrent: true })
+    const fresh = await resolveConnection({ profile: 'new' }, { env, allowMissingProfile: true })
+    expect(fresh).toMatchObject({ baseUrl: 'http://current:4933', baseUrlFrom: 'profile', baseUrlProfile: 'current' })
+    expect(describeBaseUrlOrigin(fresh)).toBe('That address came from the current profile "current", as profile "new" is new; --base-url points it at another simulator.')
+    expect(await resolveConnection({ profile: 'new', baseUrl: 'http://flag' }, { env, allowMissingProfile: true })).toMatchObject({ baseUrl: 'http://flag', baseUrlFrom: 'flag' })
+    expect(await resolveConnection({ profile: 'new' }, { env: { ...env, BULA_BASE_URL: 'http://env' }, allowMissingProfile: true })).toMatchObject({ baseUrl: 'http://env', baseUrlFrom: 'environment' })
+    // A profile that exists keeps its own.
+    expect(await resolveConnection({ profile: 'other' }, { env, allowMissingProfile: true })).not.toHaveProperty('baseUrlProfile')
+    expect(await resolveConnection({ profile: 'other' }, { env, allowMissingProfile: true })).toMatchObject({ baseUrl: 'http://other' })
+    expect(await resolveConnection({ profile: 'new' }, { env: { BULA_CONFIG_DIR: join(dir, 'empty') }, allowMissingProfile: true })).toEqual({
       profileName: 'new',
       baseUrl: DEFAULT_BASE_URL,
       baseUrlFrom: 'default',
