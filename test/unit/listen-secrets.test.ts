@@ -72,6 +72,25 @@ describe('listen options', () => {
     expect(parseForwardUrl('https://example.test/hook?x=1')).toBe('https://example.test/hook?x=1')
     expect(() => parseForwardUrl('ftp://example.test/')).toThrow(/Invalid --forward-to "ftp:\/\/example.test\/"/)
     expect(() => parseForwardUrl('http://')).toThrow(/Invalid --forward-to/)
+    expect(parseForwardUrl('http://[::1]:3000/hook')).toBe('http://[::1]:3000/hook')
+    expect(parseForwardUrl('xn--kva-xla.test/hook')).toBe('http://xn--kva-xla.test/hook')
+    expect(parseForwardUrl('web_app:3000/hook')).toBe('http://web_app:3000/hook')
+  })
+
+  // `http://` put in front of `http//localhost:4944/hook` made a host named http: listen started, and every delivery
+  // failed with ENOTFOUND.
+  it.each([
+    ['http//localhost:4944/hook', 'http://localhost:4944/hook'],
+    ['https//shop.test/hook', 'https://shop.test/hook'],
+    ['http:/localhost:4944/hook', 'http://localhost:4944/hook'],
+    ['http:localhost:4944/hook', 'http://localhost:4944/hook'],
+    ['HTTP//localhost/hook', 'http://localhost/hook'],
+  ])('refuses --forward-to %j, a mistyped scheme, and names %j', (input, meant) => {
+    expect(() => parseForwardUrl(input)).toThrow(`Invalid --forward-to "${input}": its scheme is mistyped; did you mean ${meant}?`)
+  })
+
+  it.each(['ht!tp://::bad', 'local*host:3000/hook', 'http://exa mple.test/'])('refuses --forward-to %j, whose host no receiver can have', (input) => {
+    expect(() => parseForwardUrl(input)).toThrow(`Invalid --forward-to "${input}": use your receiver's http(s) URL`)
   })
 
   it('reads --events as known types, comma-separated', () => {
