@@ -13,8 +13,9 @@ const SHORTEST_EXPIRY_SLACK_MS = 1_000
  * merchant's clock as read just before the create. An expiry within a
  * second of the shortest is sent as that second more, so `30m` is not
  * refused by the time the request took; 24 hours fits as it is (the create
- * arrives later than the read, never earlier), and an expiry outside the
- * window is sent as asked, for the simulator to refuse with its message.
+ * arrives later than the read, never earlier). `bula sessions create`
+ * refuses a duration outside the window before it reads the clock
+ * (parseExpiresIn).
  */
 export function expiresAtFrom(clockNow: number, ms: number): number {
   const shortest = SESSION_EXPIRY_MS.min + SHORTEST_EXPIRY_SLACK_MS

@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { withRetryHint } from '../../src/cli/error-report.js'
-import { parseDuration } from '../../src/duration.js'
 import { expiresAtFrom } from '../../src/session-expiry.js'
 import { checkoutSessionFields } from '../../src/cli/fields.js'
 import { parseFjdAmount } from '../../src/money.js'
 import {
   metadataFromPairs,
+  parseExpiresIn,
   parseMetadataPair,
   parseQuote,
   type MetadataPair,
@@ -53,7 +53,7 @@ export default class SessionsCreate extends BaseCommand<CheckoutSession> {
     'expires-in': Flags.custom<number>({
       description:
         'Expire the session this long after now on the merchant\'s clock: 30m to 24h (90m, 2h, 1h30m). Default 24h.',
-      parse: usageParser(parseDuration),
+      parse: usageParser(parseExpiresIn),
     })(),
     'idempotency-key': Flags.string({ description: 'Idempotency-Key to send (default: a new random key); reuse it to retry.' }),
   }

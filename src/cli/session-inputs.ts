@@ -1,6 +1,8 @@
 import { QUOTE_CURRENCIES } from '../schemas/enums.js'
 import type { CreateCheckoutSessionRequest, QuoteCurrency } from '../schemas/index.js'
 import { parseDollars } from '../money.js'
+import { parseDuration } from '../duration.js'
+import { SESSION_EXPIRY_MS } from '../session-expiry.js'
 import { usageError } from './usage.js'
 
 export type QuoteRequest = NonNullable<CreateCheckoutSessionRequest['quote']>
@@ -17,6 +19,19 @@ export function parseQuote(input: string): QuoteRequest {
   }
   const [, amount = '', currency = ''] = match
   return { amount: parseDollars(amount, 'quote amount'), currency: currency.toUpperCase() as QuoteCurrency }
+}
+
+/**
+ * `--expires-in 2h`: a duration within the window a session may expire in
+ * (30 minutes to 24 hours), checked here so that the flag is named, not the
+ * API's `expiresAt` with the merchant's clock in milliseconds.
+ */
+export function parseExpiresIn(input: string): number {
+  const ms = parseDuration(input)
+  if (ms < SESSION_EXPIRY_MS.min || ms > SESSION_EXPIRY_MS.max) {
+    throw new Error(`Invalid --expires-in "${input}": a Checkout Session expires 30m to 24h after it is made (90m, 2h, 1h30m).`)
+  }
+  return ms
 }
 
 export interface MetadataPair {

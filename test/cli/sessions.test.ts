@@ -126,11 +126,16 @@ describe('sessions create', () => {
     expect(longest.expiresAt - longest.createdAt).toBeLessThanOrEqual(24 * HOUR)
   })
 
-  it('passes the simulator\'s refusal of an out-of-window expiry through', async () => {
+  // It used to pass on the simulator's refusal, which named `expiresAt` and the merchant's clock in milliseconds.
+  it('refuses an out-of-window expiry as a usage error naming the flag, before any call', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    const result = await sessions(merchant, ['create', '--amount', '5', '--expires-in', '25h'])
-    expect(result.exitCode).toBe(1)
-    expect(result.stderr).toMatch(/^invalid_request: .* \(param: expiresAt\)$/m)
+    for (const expiresIn of ['25h', '10m']) {
+      const result = await sessions(merchant, ['create', '--amount', '5', '--expires-in', expiresIn])
+      expect(result.exitCode).toBe(2)
+      // oclif wraps the message at the terminal's width, each line after ` › `.
+      expect(result.stderr.replace(/\s*›\s*/g, ' ')).toContain(`Invalid --expires-in "${expiresIn}": a Checkout Session expires 30m to 24h after it is made`)
+    }
+    expect((await sessions(merchant, ['list', '--json'])).stdout).toContain('"data": []')
   })
 })
 

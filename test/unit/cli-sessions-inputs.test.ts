@@ -1,6 +1,6 @@
 import { Errors } from '@oclif/core'
 import { describe, expect, it } from 'vitest'
-import { metadataFromPairs, parseMetadataPair, parseQuote } from '../../src/cli/session-inputs.js'
+import { metadataFromPairs, parseExpiresIn, parseMetadataPair, parseQuote } from '../../src/cli/session-inputs.js'
 import { parseFjdAmount } from '../../src/money.js'
 
 describe('--amount', () => {
@@ -74,5 +74,21 @@ describe('--metadata', () => {
     const twice = () => metadataFromPairs([parseMetadataPair('a=1'), parseMetadataPair('a=2')])
     expect(twice).toThrow(Errors.CLIError)
     expect(twice).toThrow(expect.objectContaining({ message: 'Metadata key "a" is given twice.', oclif: { exit: 2 } }))
+  })
+})
+
+// The window was the simulator's to refuse: `invalid_request: expiresAt must be 30 minutes to 24 hours from now
+// (1796643697937, merchant clock)`, naming a field the user did not type and the clock in milliseconds.
+describe('parseExpiresIn', () => {
+  it('takes 30m to 24h as the flag writes them', () => {
+    expect([parseExpiresIn('30m'), parseExpiresIn('1h30m'), parseExpiresIn('24h')]).toEqual([30 * 60_000, 90 * 60_000, 24 * 3_600_000])
+  })
+
+  it.each(['10m', '29m59s', '24h1s', '2d'])('refuses %j naming the flag and the window', (input) => {
+    expect(() => parseExpiresIn(input)).toThrow(`Invalid --expires-in "${input}": a Checkout Session expires 30m to 24h after it is made (90m, 2h, 1h30m).`)
+  })
+
+  it('leaves what is no duration to parseDuration\'s message', () => {
+    expect(() => parseExpiresIn('soon')).toThrow(/^Invalid duration "soon"/)
   })
 })
