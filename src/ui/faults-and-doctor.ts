@@ -2,6 +2,7 @@ import type { ChalkInstance } from 'chalk'
 import { formatDuration } from '../duration.js'
 import { formatTime, type Column } from '../cli/output.js'
 import type { ApiFault, DoctorReport } from '../schemas/index.js'
+import { plural } from '../plural.js'
 import { printable } from '../terminal-text.js'
 
 /** `error 503`, `delay 2s`, `reset`, `lose_response`. */
@@ -32,9 +33,9 @@ export function formatDoctorReport(report: DoctorReport, colors: ChalkInstance):
   const { checked } = report
   const lines = [
     colors.dim(
-      `Checked ${report.mode} mode, ${window}: ${checked.requests} requests from your integration` +
-        `${checked.bulaCliRequests === 0 ? '' : ` (${checked.bulaCliRequests} from the bula CLI left out)`}, ${checked.events} events, ${checked.deliveries} deliveries, ` +
-        `${checked.checkoutSessions} Checkout Sessions, ${checked.webhookEndpoints} webhook endpoints.`,
+      `Checked ${report.mode} mode, ${window}: ${plural(checked.requests, 'request')} from your integration` +
+        `${checked.bulaCliRequests === 0 ? '' : ` (${checked.bulaCliRequests} from the bula CLI left out)`}, ${plural(checked.events, 'event')}, ` +
+        `${plural(checked.deliveries, 'delivery', 'deliveries')}, ${plural(checked.checkoutSessions, 'Checkout Session')}, ${plural(checked.webhookEndpoints, 'webhook endpoint')}.`,
     ),
   ]
   for (const finding of report.findings) {

@@ -5,6 +5,7 @@ import { doctorReport } from '../../../services/doctor.js'
 import { dashPath, type DashboardKit, type PageHandler } from '../kit.js'
 import { formatTime } from '../../../../src/time.js'
 import { invalidRequest } from '../../../../src/errors.js'
+import { plural } from '../../../../src/plural.js'
 
 /** The windows the page offers, as `bula doctor --since` writes them; empty is everything. */
 const WINDOWS = ['15m', '1h', '1d', '']
@@ -50,9 +51,10 @@ export function registerDoctorPages(kit: DashboardKit, router: Router): void {
         action: dashPath('/doctor'),
         windows: kit.options(WINDOWS.map((window) => ({ value: window, label: window === '' ? 'Everything kept' : `Last ${formatDuration(parseDuration(window))}` })), since),
         summary:
-          `${report.errors} ${report.errors === 1 ? 'error' : 'errors'}, ${report.warnings} ${report.warnings === 1 ? 'warning' : 'warnings'} ` +
-          `from ${checked.requests} requests of your integration${checked.bulaCliRequests === 0 ? '' : ` (${checked.bulaCliRequests} from the bula CLI left out)`}, ${checked.events} events, ${checked.deliveries} deliveries, ${checked.checkoutSessions} Checkout Sessions and ` +
-          `${checked.webhookEndpoints} webhook endpoints${report.since === null ? '' : ` since ${formatTime(report.since)}`}.`,
+          `${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')} ` +
+          `from ${plural(checked.requests, 'request')} of your integration${checked.bulaCliRequests === 0 ? '' : ` (${checked.bulaCliRequests} from the bula CLI left out)`}, ` +
+          `${plural(checked.events, 'event')}, ${plural(checked.deliveries, 'delivery', 'deliveries')}, ${plural(checked.checkoutSessions, 'Checkout Session')} and ` +
+          `${plural(checked.webhookEndpoints, 'webhook endpoint')}${report.since === null ? '' : ` since ${formatTime(report.since)}`}.`,
         findings: report.findings.length === 0 ? kit.render('empty', { text: 'No findings: nothing in this traffic breaks a rule doctor checks.' }) : kit.join(report.findings.map(finding)),
       }),
     }
