@@ -29,9 +29,12 @@ const DECIMAL_AMOUNT = /^(\d+)(?:\.(\d{1,2}))?$/
  * arithmetic so that no float rounding can change an amount.
  */
 export function parseDollars(input: string, what: string): number {
-  const match = DECIMAL_AMOUNT.exec(input.trim())
+  const text = input.trim()
+  const match = DECIMAL_AMOUNT.exec(text)
   if (!match) {
-    throw new Error(`Invalid ${what} "${input}": give dollars with at most 2 decimal places, e.g. 15, 15.5 or 15.00.`)
+    // Said for what it is: "-5" and "1e20" were told about decimal places, which they do not lack.
+    const why = text.startsWith('-') ? 'an amount cannot be negative' : /e/i.test(text) ? 'write it out without an exponent' : 'give dollars with at most 2 decimal places'
+    throw new Error(`Invalid ${what} "${input}": ${why}, e.g. 15, 15.5 or 15.00.`)
   }
   const [, whole = '', fraction = ''] = match
   const cents = Number(whole) * 100 + Number(fraction.padEnd(2, '0'))

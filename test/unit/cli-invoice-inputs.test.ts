@@ -32,10 +32,14 @@ describe('--item', () => {
     expect(() => parseInvoiceItem(input)).toThrow(/the quantity ".*" must be a whole number of 1 or more/)
   })
 
-  it.each(['Kava:2:45.505', 'Kava:2:FJD 5', 'Kava:2:', 'Kava:2:-1'])('refuses %j with the amount rule', (input) => {
+  it.each(['Kava:2:45.505', 'Kava:2:FJD 5', 'Kava:2:'])('refuses %j with the amount rule', (input) => {
     expect(() => parseInvoiceItem(input)).toThrow(
       new RegExp(`^Invalid unit price in item ".*": Invalid unit price ".*": give dollars with at most 2 decimal places`),
     )
+  })
+
+  it('refuses a negative unit price saying so', () => {
+    expect(() => parseInvoiceItem('Kava:2:-1')).toThrow('Invalid unit price in item "Kava:2:-1": Invalid unit price "-1": an amount cannot be negative, e.g. 15, 15.5 or 15.00.')
   })
 })
 

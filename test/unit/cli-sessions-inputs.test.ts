@@ -19,8 +19,18 @@ describe('--amount', () => {
     expect(parseFjdAmount(input)).toBe(cents)
   })
 
-  it.each(['1.234', '15.', '.5', '-1', '1,000', '1e3', 'FJD 15', '15 FJD', 'abc', ''])('refuses %j', (input) => {
+  it.each(['1.234', '15.', '.5', '1,000', 'FJD 15', '15 FJD', 'abc', ''])('refuses %j', (input) => {
     expect(() => parseFjdAmount(input)).toThrow(/^Invalid amount ".*": give dollars with at most 2 decimal places/)
+  })
+
+  // Both were told about decimal places, which they do not lack.
+  it.each([
+    ['-1', 'an amount cannot be negative'],
+    [' -5.00', 'an amount cannot be negative'],
+    ['1e3', 'write it out without an exponent'],
+    ['1E20', 'write it out without an exponent'],
+  ])('refuses %j saying why: %s', (input, why) => {
+    expect(() => parseFjdAmount(input)).toThrow(`Invalid amount "${input}": ${why}, e.g. 15, 15.5 or 15.00.`)
   })
 
   it('refuses an amount beyond exact integers', () => {
