@@ -83,6 +83,9 @@ describe('bula trigger', () => {
     expect(unknown.stderr.replace(/\s*›\s*/g, ' ')).toContain(
       'Cannot trigger "checkout_session.paid": choose one of checkout_session.cancelled, checkout_session.failed, checkout_session.succeeded, payment.failed, payment.processing, payment.succeeded.',
     )
+    const typo = await runCli(['trigger', 'checkout_session.succeded'], { env })
+    expect(typo.exitCode).toBe(2)
+    expect(typo.stderr.replace(/\s*›\s*/g, ' ')).toContain('Cannot trigger "checkout_session.succeded": did you mean checkout_session.succeeded? Otherwise choose one of checkout_session.cancelled, ')
     const none = await runCli(['trigger', '--json'], { env })
     expect(none.exitCode).toBe(2)
     expect(parseJsonOutput(none)).toMatchObject({ error: { code: 'invalid_usage', message: expect.stringContaining('Name an event to trigger') } })
