@@ -39,11 +39,24 @@ export function toErrorReport(error: unknown): ErrorReport {
   }
   if (error instanceof Errors.CLIError) {
     return {
-      envelope: { error: { code: 'invalid_usage', message } },
+      envelope: { error: { code: 'invalid_usage', message: oneLineUsage(message) } },
       exitCode: error.oclif.exit ?? USAGE_EXIT_CODE,
     }
   }
   return { envelope: { error: { code: 'unexpected_error', message } }, exitCode: FAILURE_EXIT_CODE }
+}
+
+/**
+ * An oclif flag error as one line for --json: `Parsing --metadata: Invalid
+ * metadata "bad": use key=value…`, without the line breaks, tab and "See
+ * more help with --help" that its terminal form puts around the message.
+ */
+function oneLineUsage(message: string): string {
+  return message
+    .replace(/\s*See more help with --help\s*$/, '')
+    .replace(/^(Parsing --[\w-]+)\s*\n\s*/, '$1: ')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
 }
 
 /**

@@ -50,6 +50,14 @@ describe('toErrorReport', () => {
     })
   })
 
+  // A script reading --json got oclif's terminal layout inside the message: "Parsing --metadata \n\tInvalid …\nSee more help with --help".
+  it('reports a flag oclif could not parse in one line, naming the flag', () => {
+    const parsing = new Errors.CLIError('Parsing --metadata \n\tInvalid metadata "bad": use key=value, e.g. order_id=1234.\nSee more help with --help', { exit: 2 })
+    expect(toErrorReport(parsing).envelope.error.message).toBe('Parsing --metadata: Invalid metadata "bad": use key=value, e.g. order_id=1234.')
+    const conflict = new Errors.CLIError('The following error occurred:\n  --quote cannot also be provided when using --amount\nSee more help with --help', { exit: 2 })
+    expect(toErrorReport(conflict).envelope.error.message).toBe('The following error occurred: --quote cannot also be provided when using --amount')
+  })
+
   it('keeps the exit code an oclif error asks for', () => {
     expect(toErrorReport(new Errors.CLIError('nope', { exit: 3 })).exitCode).toBe(3)
   })
