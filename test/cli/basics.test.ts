@@ -240,7 +240,7 @@ describe('failures before the simulator answers', () => {
     const json = await runCli(['sessions', 'create', '--ammount=5', '--json'])
     expect(json.exitCode).toBe(2)
     expect(parseJsonOutput(json)).toEqual({
-      error: { code: 'invalid_usage', message: 'Nonexistent flag: --ammount=5\nDid you mean --amount?\nSee more help with --help' },
+      error: { code: 'invalid_usage', message: 'Nonexistent flag: --ammount=5 Did you mean --amount?' },
     })
     const far = await runCli(['sessions', 'create', '--colour', 'blue'])
     expect(far.stderr).toContain('Nonexistent flag: --colour')
