@@ -53,11 +53,23 @@ export async function followEventStream(options: FollowOptions): Promise<void> {
     } catch (error) {
       if (signal.aborted) return
       if (error instanceof ApiError && error.status >= 400 && error.status < 500) throw error
-      reason = error instanceof Error ? error.message : String(error)
+      reason = reasonOf(error)
     }
     if (signal.aborted) return
     options.onDisconnected({ reason, retryInMs: delay })
     await sleep(delay, undefined, { signal }).catch(() => undefined)
     delay = Math.min(delay * 2, backoff.maxMs)
   }
+}
+
+/**
+ * Why a stream broke, in words. fetch calls a connection cut in the middle
+ * of its body "terminated" (the simulator was killed, or restarted).
+ */
+function reasonOf(error: unknown): string {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined
+  if (error instanceof TypeError && error.message === 'terminated' && cause?.code === 'UND_ERR_SOCKET') {
+    return 'The connection to the simulator broke (it was stopped or restarted).'
+  }
+  return error instanceof Error ? error.message : String(error)
 }

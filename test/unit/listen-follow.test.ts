@@ -71,6 +71,18 @@ describe('followEventStream', () => {
     ])
   })
 
+  // After a kill -9 of the simulator, listen said "Disconnected: terminated.": fetch's word for a body cut short.
+  it('says a stream cut in the middle broke, not fetch\'s "terminated"', async () => {
+    const cut = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(': connected\n\n'))
+        controller.error(Object.assign(new TypeError('terminated'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }))
+      },
+    })
+    const { log } = await follow([cut])
+    expect(log).toEqual(['connected after undefined', 'disconnected (The connection to the simulator broke (it was stopped or restarted).) retry in 1'])
+  })
+
   it('handles one message at a time, in order', async () => {
     const handled: string[] = []
     await follow([streamOf('e1', 'e2', 'e3')], {
