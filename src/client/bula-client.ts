@@ -367,8 +367,10 @@ export class BulaClient {
         beforeRetry: [
           (error, retryCount) => {
             const failure = error.response?.statusCode ?? error.code
-            // Nothing was sent to an address where nothing listens; anything else may have reached the simulator.
-            if (!CONNECT_ERROR_CODES.has(error.code)) tries.sentAndFailed ??= String(failure)
+            // A 5xx, or a connection that broke once the request was sent, may hide a change; a 429 refused it, and
+            // nothing reached an address where nothing listens.
+            const mayHaveChanged = error.response ? error.response.statusCode >= 500 : !CONNECT_ERROR_CODES.has(error.code)
+            if (mayHaveChanged) tries.sentAndFailed ??= String(failure)
             log?.(`↻ retry ${retryCount} of ${options.method} ${url} after ${failure}`)
           },
         ],

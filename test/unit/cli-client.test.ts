@@ -225,6 +225,16 @@ describe('BulaClient', () => {
     expect(broken).toMatchObject({ status: 0, code: 'network_error' })
     expect(broken.message).toMatch(new RegExp(`^POST ${dyingUrl}/v1/checkout-sessions failed: a try ended with ECONNRESET, and the retry after it found no simulator\\. Could not reach the simulator at ${dyingUrl}\\.`))
     expect(await failure(client.request(create))).toMatchObject({ status: 0, code: 'connection_failed' })
+
+    // A 429 refused the create, so a retry that then finds no simulator has nothing to hide: connection_failed.
+    const limited = createServer((_request, response) => {
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0', connection: 'close' })
+      response.end(JSON.stringify({ error: { code: 'rate_limited', message: 'Slow down.' } }))
+      limited.close()
+    })
+    await new Promise<void>((resolve) => limited.listen(0, '127.0.0.1', resolve))
+    const limitedUrl = `http://127.0.0.1:${(limited.address() as AddressInfo).port}`
+    expect(await failure(new BulaClient({ baseUrl: limitedUrl, apiKey: 'sk_test_abc' }).request(create))).toMatchObject({ status: 0, code: 'connection_failed' })
   })
 
   it('gives up after `retries` more tries with the last answer', async () => {
