@@ -165,4 +165,22 @@ async function attempt(ctx: ServiceContext, delivery: DeliveryRecord, dueAt: num
 
 export function registerDeliveryJobs(ctx: ServiceContext): void {
   registerTargetedJob<'deliveries'>(ctx, DELIVER_JOB, (delivery, job) => attempt(ctx, delivery, job.dueAt))
+  requeueCutAttempts(ctx)
+}
+
+/**
+ * An attempt's job is used up when the attempt starts, and the next one is
+ * written only once the receiver has answered. A process killed in between
+ * (kill -9, a crash, the machine going down) left the delivery pending with
+ * no job, never tried again nor failed. At start-up each such delivery gets
+ * its job back, due when the cut attempt was: the attempt is made again,
+ * and the receiver may see the event twice, as after any lost answer.
+ */
+function requeueCutAttempts(ctx: ServiceContext): void {
+  const queued = new Set<unknown>()
+  for (const job of ctx.store.values('jobs')) if (job.kind === DELIVER_JOB) queued.add(job.payload.deliveryId)
+  for (const delivery of ctx.store.values('deliveries')) {
+    if (delivery.status !== 'pending' || queued.has(delivery.id)) continue
+    scheduleTargetedJob(ctx, DELIVER_JOB, delivery, delivery.nextAttemptAt ?? ctx.clock.now(delivery.merchantId))
+  }
 }

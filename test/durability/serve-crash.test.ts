@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { call } from '../helpers/http.js'
 import { BIN, startServe } from '../helpers/serve-process.js'
 import { expectMode } from '../helpers/platform.js'
+import { startReceiver } from '../helpers/receiver.js'
 import { tempFolder } from '../helpers/temp.js'
 
 const tempDataFile = async () => path.join(await tempFolder('bula-durable-'), 'data.json')
@@ -52,6 +53,41 @@ describe('bula serve durability', () => {
       } finally {
         await restarted.stop()
       }
+    }
+  })
+
+  // An attempt's job is used up when it starts and the next is written once the receiver answers: killed in between,
+  // the delivery was left pending with no job, never tried again nor failed (an adversarial pass, 27 November).
+  it('tries again after a restart a webhook delivery whose attempt was out when the process was killed with SIGKILL', async () => {
+    const dataFile = await tempDataFile()
+    const receiver = await startReceiver()
+    try {
+      const serve = await startServe({ dataFile, args: ['--quiet'] })
+      const signup = await call(serve.baseUrl, 'POST', '/_sim/merchants', { body: { email: 'hooks@crash.test', name: 'Hooks', tier: 'business' } })
+      const key = signup.body.keys.secret as string
+      await call(serve.baseUrl, 'POST', '/v1/webhook-endpoints', { key, body: { url: receiver.url } })
+      await receiver.waitFor(1)
+      await expect.poll(async () => (await call(serve.baseUrl, 'GET', '/v1/webhook-endpoints', { key })).body.data[0].status).toBe('active')
+      // From here the receiver takes its time: the next attempt is still out when the process dies.
+      receiver.respondWith((_request, index) => (index === 1 ? { status: 200, afterMs: 30_000 } : 200))
+      const session = await call(serve.baseUrl, 'POST', '/v1/checkout-sessions', { key, body: { amount: 1500, currency: 'FJD' }, headers: { 'idempotency-key': 'crash-hook' } })
+      await call(serve.baseUrl, 'POST', `/v1/checkout-sessions/${session.body.id}/cancel`, { key })
+      const [, cut] = await receiver.waitFor(2)
+      await serve.kill9()
+
+      const restarted = await startServe({ dataFile, args: ['--quiet'] })
+      try {
+        const [, , again] = await receiver.waitFor(3)
+        expect(again!.headers['x-service-event-id']).toBe(cut!.headers['x-service-event-id'])
+        const eventId = String(cut!.headers['x-service-event-id'])
+        await expect
+          .poll(async () => (await call(restarted.baseUrl, 'GET', `/_sim/events/${eventId}`, { key })).body.deliveries?.[0]?.status)
+          .toBe('succeeded')
+      } finally {
+        await restarted.stop()
+      }
+    } finally {
+      await receiver.close()
     }
   })
 
