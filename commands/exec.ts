@@ -35,7 +35,10 @@ export default class Exec extends Command {
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Exec)
-    const [command, ...args] = argv as string[]
+    // The command as typed after the first `--`: oclif's parser moves a second one (`npm test -- --grep x`) to the
+    // front and drops it from its place, so `bula exec -- npm test -- x` ran `--` (127).
+    const separator = this.argv.indexOf('--')
+    const [command, ...args] = separator === -1 ? (argv as string[]) : this.argv.slice(separator + 1)
     if (!command) this.error('Give the command to run after `--`, e.g. `bula exec -- npm test`.', { exit: 2 })
     const { startServer, StartError } = await import('../server/start.js')
     const { mintTestKeys } = await import('../server/services/merchants.js')

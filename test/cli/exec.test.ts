@@ -41,6 +41,14 @@ describe('bula exec', () => {
     expect(failing.exitCode).toBe(3)
   })
 
+  // `npm test -- --grep x` is the usual way to pass arguments on: a second `--` used to run `--` (127).
+  it('passes the command on as typed after the first `--`, a later `--` and flags included', async () => {
+    const printArgs = 'console.log(JSON.stringify(process.argv.slice(1)))'
+    const ran = await execa('node', [BIN, 'exec', '--', 'node', '-e', printArgs, 'a', '--', 'b', '--json', '--'], { reject: false, timeout: 30_000 })
+    expect(ran.exitCode, ran.stderr).toBe(0)
+    expect(JSON.parse(ran.stdout)).toEqual(['a', '--', 'b', '--json', '--'])
+  })
+
   it('runs `npm test` of a project, passing its exit code through', async () => {
     const dir = await tempDir()
     await writeFile(path.join(dir, 'check.mjs'), SCRIPT)
