@@ -71,6 +71,15 @@ export interface VerifyOptions {
  * WebhookVerificationError otherwise. Pass the raw body exactly as received.
  */
 export function verifyWebhook<T = unknown>(rawBody: string | Buffer, headers: HeaderBag, secret: string, options: VerifyOptions = {}): T {
+  // The usual mistakes, said as such instead of Node's TypeErrors from deep inside (ERR_INVALID_ARG_TYPE, reading 'get'
+  // of undefined): a secret that is not set is the server's own fault, a parsed body or no headers the request's.
+  if (typeof secret !== 'string' || secret === '') {
+    throw new TypeError(`verifyWebhook needs the endpoint's whsec_ signing secret, and got ${secret === '' ? 'an empty string' : typeof secret} (is its environment variable set?).`)
+  }
+  if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
+    throw new WebhookVerificationError('invalid_signature', 'The body was parsed before verifyWebhook saw it: the signature covers the raw bytes, so pass those (express.raw, not express.json).')
+  }
+  if (typeof headers !== 'object' || headers === null) throw new WebhookVerificationError('missing_header', `No headers were given, so no ${SIGNATURE_HEADER}.`)
   const signature = header(headers, SIGNATURE_HEADER)
   const timestamp = header(headers, TIMESTAMP_HEADER)
   if (!signature) throw new WebhookVerificationError('missing_header', `Missing ${SIGNATURE_HEADER} header.`)
@@ -90,7 +99,8 @@ export function verifyWebhook<T = unknown>(rawBody: string | Buffer, headers: He
     .some((part) => timingSafeEqual(Buffer.from(part.slice(3), 'hex'), expected))
   if (!matches) throw new WebhookVerificationError('invalid_signature', 'No signature matches the secret.')
   try {
-    return JSON.parse(typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8')) as T
+    // Any Uint8Array (a Buffer is one): its own toString() would list the byte values.
+    return JSON.parse(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8')) as T
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'The body is not JSON.')
   }

@@ -29,4 +29,21 @@ describe('verifyWebhook', () => {
     expect(verify(padded, `v1=${hmac(padded)}`)).toMatchObject({ event_id: 'evt_1' })
     expect(() => verify(padded, `v1=${hmac(String(now))}`)).toThrow(expect.objectContaining({ code: 'invalid_signature' }))
   })
+
+  // Each used to be a TypeError from inside Node (ERR_INVALID_ARG_TYPE; reading 'get' of undefined), which the documented
+  // Express handler turned into a 500 without saying what was wrong.
+  it('says what is wrong with a parsed body, missing headers or a secret that is not set', () => {
+    const headers = { 'service-timestamp': String(now), 'service-signature': `v1=${hmac(String(now))}` }
+    expect(() => verifyWebhook(JSON.parse(body) as string, headers, secret, { nowSeconds: now })).toThrow(
+      expect.objectContaining({ name: 'WebhookVerificationError', code: 'invalid_signature', message: expect.stringContaining('pass those (express.raw, not express.json)') }),
+    )
+    expect(() => verifyWebhook(body, undefined as unknown as Record<string, string>, secret, { nowSeconds: now })).toThrow(
+      expect.objectContaining({ name: 'WebhookVerificationError', code: 'missing_header' }),
+    )
+    for (const missing of [undefined, '']) {
+      expect(() => verifyWebhook(body, headers, missing as string, { nowSeconds: now })).toThrow(/^verifyWebhook needs the endpoint's whsec_ signing secret, and got (undefined|an empty string)/)
+    }
+    expect(verifyWebhook(Buffer.from(body), headers, secret, { nowSeconds: now })).toMatchObject({ event_id: 'evt_1' })
+    expect(verifyWebhook(new Uint8Array(Buffer.from(body)) as Buffer, headers, secret, { nowSeconds: now })).toMatchObject({ event_id: 'evt_1' })
+  })
 })
