@@ -1,4 +1,6 @@
 import { ApiError } from '../src/errors.js'
+import { signupRequestSchema } from '../src/schemas/index.js'
+import { fieldPath } from '../src/field-path.js'
 import type {
   AdvanceClockResponse,
   ApiFault,
@@ -76,6 +78,18 @@ export interface StartSimulatorOptions {
 const idOf = (merchant: TestMerchant | string): string => (typeof merchant === 'string' ? merchant : merchant.id)
 
 /**
+ * A merchant's details as `POST /_sim/merchants` takes them: a tier of `gold`
+ * or an empty name used to be signed up all the same, and left a data file
+ * that `bula serve --import` then refused.
+ */
+function signupRequestOf(tier: unknown, details: { name?: unknown; email?: unknown }, fallback: { name: string; email: string }) {
+  const parsed = signupRequestSchema.safeParse({ tier, name: details.name ?? fallback.name, email: details.email ?? fallback.email })
+  if (parsed.success) return parsed.data
+  const [issue] = parsed.error.issues
+  throw new TypeError(`createMerchant: invalid ${fieldPath(issue!.path)}: ${issue!.message}.`)
+}
+
+/**
  * A call to the simulator's own HTTP surface with the merchant's test key:
  * faults and doctor go through the routes a client would use, with their
  * checks (a route the API does not declare is refused there), and an error
@@ -117,20 +131,23 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
   const server = await startServer(start)
   const { ctx } = server
   let counter = 0
+  /** A mistyped merchant id moved no clock and had no events, without a word: it is refused, naming it. */
+  const knownMerchant = (merchant: TestMerchant | string): string => {
+    const id = idOf(merchant)
+    if (!ctx.store.get('merchants', id)) throw new TypeError(`No merchant ${JSON.stringify(id)} in this simulator: pass what createMerchant returned, or its id.`)
+    return id
+  }
   return {
     baseUrl: server.baseUrl,
     async createMerchant(tier = 'business', details = {}) {
       counter++
-      const { merchant, keys } = signup(ctx, {
-        tier,
-        name: details.name ?? `Test ${tier} ${counter}`,
-        email: details.email ?? `merchant-${counter}@bula.test`,
-      })
+      const request = signupRequestOf(tier, details, { name: `Test ${tier} ${counter}`, email: `merchant-${counter}@bula.test` })
+      const { merchant, keys } = signup(ctx, request)
       await ctx.store.commit()
-      return { id: merchant.id, tier, secretKey: keys.secret, publishableKey: keys.publishable }
+      return { id: merchant.id, tier: request.tier, secretKey: keys.secret, publishableKey: keys.publishable }
     },
     clock(merchant) {
-      const id = idOf(merchant)
+      const id = knownMerchant(merchant)
       return {
         now: () => ctx.clock.now(id),
         advance: (ms) => ctx.clock.advance(id, { ms }, 'both'),
@@ -139,7 +156,7 @@ export async function startSimulator(options: StartSimulatorOptions = {}): Promi
     },
     events(merchant, filter = {}) {
       return ctx.store
-        .group('events', 'byMerchantMode', merchantModeGroup(idOf(merchant), filter.mode ?? 'test'))
+        .group('events', 'byMerchantMode', merchantModeGroup(knownMerchant(merchant), filter.mode ?? 'test'))
         .map((id) => ctx.store.get('events', id)!)
         .filter((event) => filter.type === undefined || event.type === filter.type)
         .map(eventPayload)
