@@ -69,6 +69,10 @@ export function checkState(parsed: unknown, source: string, allowedHosts: readon
   if (state?.format !== 'bula-state' || state.version !== 1 || typeof state.collections !== 'object' || state.collections === null) {
     throw new Error(`${source} is not a bula state file of version 1 (expected {"format":"bula-state","version":1,"collections":{...}}).`)
   }
+  // `bula state export` writes one merchant's objects with its merchantId: said as such, as `bula state import` says the converse.
+  if (typeof (state as { merchantId?: unknown }).merchantId === 'string') {
+    throw new Error(`${source} holds one merchant's objects (written by \`bula state export\`), not a whole simulator: load it into a running simulator with \`bula state import ${source}\`.`)
+  }
   const unknown = Object.keys(state).find((field) => !['format', 'version', 'collections'].includes(field))
   if (unknown !== undefined) throw new Error(`${source}: unknown field "${unknown}" (a state file holds format, version and collections).`)
   const collections: Partial<Record<RecordCollection, { id: string }[]>> = {}

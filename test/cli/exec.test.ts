@@ -89,6 +89,11 @@ describe('bula exec', () => {
     const result = await execa('node', [BIN, 'exec', '--import', 'bad.json', '--', 'true'], { cwd: dir, reject: false, timeout: 30_000 })
     expect(result.exitCode).toBe(2)
     expect(result.stderr).toContain('bad.json')
+    // One merchant's export (`bula state export`) is named as such, with the command that loads it.
+    await writeFile(path.join(dir, 'merchant.json'), JSON.stringify({ format: 'bula-state', version: 1, merchantId: 'ms_1', collections: {} }))
+    const merchant = await execa('node', [BIN, 'exec', '--import', 'merchant.json', '--', 'true'], { cwd: dir, reject: false, timeout: 30_000 })
+    expect(merchant.exitCode).toBe(2)
+    expect(merchant.stderr.replace(/\s*›\s*/g, ' ')).toContain("holds one merchant's objects (written by `bula state export`), not a whole simulator: load it into a running simulator with `bula state import")
   })
 
   // Windows delivers no SIGTERM: killing there ends bula at once, with no chance to stop the simulator (docs/platforms.md).
