@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises'
+import { jsonFileText } from '../src/json.js'
 import { formatFjd } from '../src/money.js'
 import { makePrivate } from '../src/private-file.js'
 import { MODES } from '../src/schemas/enums.js'
@@ -50,7 +51,7 @@ export async function writeStateFile(store: Store<Collections>, file: string): P
 export async function readStateFile(file: string, allowedHosts: readonly string[]): Promise<StateFile> {
   let parsed: unknown
   try {
-    parsed = JSON.parse(await readFile(file, 'utf8'))
+    parsed = JSON.parse(jsonFileText(await readFile(file)))
   } catch (error) {
     throw new Error(`Cannot read the state file ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
   }

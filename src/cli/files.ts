@@ -4,6 +4,7 @@ import path from 'node:path'
 import { readAtMost, readFailure, readFileAtMost } from '../bounded-read.js'
 import { byteSize } from '../byte-size.js'
 import { ApiError } from '../errors.js'
+import { jsonFileText } from '../json.js'
 import { makePrivate } from '../private-file.js'
 import { usageError } from './usage.js'
 
@@ -57,7 +58,7 @@ export async function readJsonFile(
     // An empty pipe is most often a command before the | that failed (its error is above), not a file to call "not JSON".
     throw usageError(`Standard input is empty (nothing was piped into it, or the command before | failed): ${pipeIt}`)
   }
-  const text = bytes.toString('utf8')
+  const text = jsonFileText(bytes)
   try {
     return JSON.parse(text) as unknown
   } catch (error) {

@@ -115,6 +115,20 @@ describe('idempotency keys', () => {
       message: 'Step 1 "first": ${env:ORDER}: the environment variable ORDER is not set.',
     })
   })
+
+  // `${env:NOPE` with no } was sent as text, and reached the simulator as the literal path `$%7Benv:NOPE`.
+  it('refuses a reference that is not closed before sending anything, and takes $${ as text', async () => {
+    const { client, requests } = fakeClient(() => ({ id: 'cs_1' }))
+    const unclosed: Fixture = { steps: [{ method: 'GET', path: '/v1/checkout-sessions/${env:NOPE' }] }
+    await expect(runFixture(unclosed, { client, env: {} })).rejects.toMatchObject({
+      code: 'invalid_fixture',
+      message: 'Step 1: "${env:NOPE" starts a reference that is not closed: end it with }, or write $${ for the text ${.',
+    })
+    expect(requests).toEqual([])
+    const escaped: Fixture = { steps: [{ method: 'POST', path: '/v1/checkout-sessions', idempotencyKey: 'k', body: { metadata: { note: 'cost $${5' } } }] }
+    await runFixture(escaped, { client, env: {} })
+    expect(requests).toHaveLength(1)
+  })
 })
 
 describe('named results', () => {
@@ -190,6 +204,13 @@ describe('runFixtureFiles', () => {
       code: 'invalid_fixture',
       message: 'Cannot read the fixture /dev/zero: it is larger than 16 MiB, which no fixture needs.',
     })
+  })
+
+  // Windows editors and PowerShell's Out-File write one: it was refused with an invisible "Unexpected token".
+  it('reads a fixture that starts with a UTF-8 byte order mark', async () => {
+    const file = join(dir, 'bom.json')
+    await writeFile(file, `\uFEFF${JSON.stringify({ steps: [{ method: 'GET', path: '/v1/merchants/me' }] })}`)
+    expect((await loadFixture(file)).steps).toHaveLength(1)
   })
 
   it('refuses an expected status that is not an error', async () => {

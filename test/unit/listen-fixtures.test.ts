@@ -45,6 +45,9 @@ describe('resolveReferences', () => {
     ['${session:items[5].id}', /has no items\[5\]\.id/],
     ['${session:items..id}', /is not a JSON path/],
     ['${env:MISSING}', /the environment variable MISSING is not set/],
+    // Set to the empty string is not "not set", and `${env:}` names none (it said "the environment variable  is not set").
+    ['${env:EMPTY}', /the environment variable EMPTY is set but empty/],
+    ['${env:}', /^\$\{env:\}: it names no environment variable\.$/],
     ['/x/${session:metadata}', /is an object or array/],
   ])('names the reference it cannot resolve: %s', (text, message) => {
     expect(() => resolveReferences(text, context({ session: SESSION }, { EMPTY: '' }))).toThrow(message)
