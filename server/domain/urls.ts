@@ -14,10 +14,14 @@ export function isAllowedUrl(url: string, mode: Mode, allowedHosts: readonly str
   return isLoopbackHostname(parsed.hostname) || allowedHosts.includes(parsed.hostname)
 }
 
-/** A URL with a user name or password, which fetch refuses to call: a webhook endpoint can never have one. */
+/**
+ * A URL with a user name or password, which fetch refuses to call: a webhook
+ * endpoint can never have one. An empty one (`https://@example.com/`) too:
+ * the URL parser drops it, but the endpoint would be stored as typed.
+ */
 export const hasCredentials = (url: string): boolean => {
   const parsed = new URL(url)
-  return parsed.username !== '' || parsed.password !== ''
+  return parsed.username !== '' || parsed.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url)
 }
 
 /**

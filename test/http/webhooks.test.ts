@@ -64,7 +64,7 @@ describe('webhook endpoints', () => {
   it('refuses a URL with a user name or password, which no delivery could ever use, or with a space inside, which would be kept as typed', async () => {
     const { keys } = await signupMerchant(server().baseUrl)
     const api = client(server().baseUrl, keys.secret)
-    for (const url of ['https://user:pw@example.com/hooks', 'http://user@127.0.0.1:9/hooks', 'http://localhost:1/a b', 'https://shop.example/my hooks']) {
+    for (const url of ['https://user:pw@example.com/hooks', 'http://user@127.0.0.1:9/hooks', 'https://@example.com/hooks', 'https://:@example.com/hooks', 'http://localhost:1/a b', 'https://shop.example/my hooks']) {
       const refused = await api.post('/v1/webhook-endpoints', { url })
       expect([url, refused.status, refused.body.error?.param]).toEqual([url, 400, 'url'])
       expect(JSON.stringify(refused.body)).not.toContain('pw@')
