@@ -4,8 +4,14 @@ import type { Caller, ServiceContext } from '../context.js'
 import { newId } from '../ids.js'
 import { struckFaultOf } from './faults.js'
 
-/** A dashboard login link works once, but a log line outlives it: the token stays out of the log. */
-const withoutLoginToken = (url: string): string => url.replace(/^\/dashboard\/login\/[^/?#]+/, '/dashboard/login/…')
+/**
+ * A URL as the logs keep it. A dashboard login link works once, but a log
+ * line outlives it: the token stays out. So do an API key and a signing
+ * secret that a client put in the address (`?key=sk_test_…`: refused, but
+ * the line was written with the key in it), cut to their prefix.
+ */
+const withoutSecrets = (url: string): string =>
+  url.replace(/^\/dashboard\/login\/[^/?#]+/, '/dashboard/login/…').replace(/\b((?:sk|pk)_(?:test|live)_|whsec_)[0-9A-Za-z]+/g, '$1…')
 
 /**
  * JSON with object keys sorted, so one body digests the same however a
@@ -55,7 +61,7 @@ export function requestLogging(ctx: ServiceContext, options: { log: (line: strin
       // or a client that left during a delay) with 0.
       const status = res.writableFinished || fault?.action === 'lose_response' ? res.statusCode : 0
       if (options.logRequests) {
-        options.log(`${req.method} ${withoutLoginToken(req.originalUrl)} ${status} ${latencyMs}ms ${requestId}${fault ? ` fault ${fault.action} ${fault.id}` : ''}`)
+        options.log(`${req.method} ${withoutSecrets(req.originalUrl)} ${status} ${latencyMs}ms ${requestId}${fault ? ` fault ${fault.action} ${fault.id}` : ''}`)
       }
       const caller = res.locals.caller as Caller | undefined
       if (!caller) return
@@ -65,7 +71,7 @@ export function requestLogging(ctx: ServiceContext, options: { log: (line: strin
         at: ctx.clock.now(caller.merchant.id),
         mode: caller.mode,
         method: req.method,
-        path: req.originalUrl,
+        path: withoutSecrets(req.originalUrl),
         status,
         latencyMs,
         idempotencyKey,

@@ -116,6 +116,19 @@ describe('signing in', () => {
     expect(logLines.join('\n')).not.toContain(keys.secret)
   })
 
+  // Refused, but the log line used to carry the key as typed into the address.
+  it('keeps a key put into an address out of the log, and out of the merchant\'s request log', async () => {
+    const { keys } = await signupMerchant(base)
+    await fetch(`${base}/dashboard/sign-in?key=${keys.secret}`, { method: 'POST', redirect: 'manual' })
+    await call(base, 'GET', `/v1/merchants/me?key=${keys.secret}&secret=whsec_abc123`, { key: keys.secret })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(logLines.filter((line) => line.startsWith('POST /dashboard/sign-in'))).toEqual([expect.stringMatching(/^POST \/dashboard\/sign-in\?key=sk_test_… 4\d\d /)])
+    expect(logLines.join('\n')).not.toContain(keys.secret)
+    expect(logLines.join('\n')).not.toContain('whsec_abc123')
+    const logged = (await call(base, 'GET', '/_sim/logs', { key: keys.secret })).body.data as { path: string }[]
+    expect(logged.map((entry) => entry.path)).toContain('/v1/merchants/me?key=sk_test_…&secret=whsec_…')
+  })
+
   it('takes a secret key in a POSTed form with its own CSRF cookie; never in the address', async () => {
     const { keys } = await signupMerchant(base)
     const form = await fetch(`${base}/dashboard/sign-in`)

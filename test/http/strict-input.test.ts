@@ -32,6 +32,14 @@ describe('every route is strict', () => {
     expect(accepted).toEqual([])
   })
 
+  // A name is given back as sent: a bracket in it made it `["status[]"]` for a while (27 November).
+  it('names an unknown query parameter with brackets or a dot as it was sent', async () => {
+    for (const name of ['status[]', 'a[b]', 'a.b']) {
+      const answer = await call(server().baseUrl, 'GET', `/v1/checkout-sessions?${encodeURIComponent(name)}=1`, { key: secret })
+      expect([name, answer.status, answer.body.error?.param]).toEqual([name, 400, name])
+    }
+  })
+
   it('refuses a query parameter given twice by saying so, on /v1 as on the dashboard', async () => {
     // Before, the message judged the pair as a bad value: "limit must be a whole number from 1 to 100".
     for (const [path, name] of [
