@@ -259,6 +259,12 @@ describe.skipIf(skipBrowserTests)('the dashboard in a browser', () => {
     }
     await phone.goto(`${serve.baseUrl}/dashboard/payouts`)
     await saveScreenshot(phone, 'dashboard-payouts-phone')
+    // A display name of one 100-letter word made the overview 1002 px wide on a phone; it wraps in the top bar.
+    await api.patch('/_sim/settings', { displayName: `Kava${'x'.repeat(96)}` })
+    await phone.goto(`${serve.baseUrl}/dashboard`)
+    await expect(phone.evaluate<number>('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390)
+    await saveScreenshot(phone, 'dashboard-long-name-phone')
+    await api.patch('/_sim/settings', { displayName: 'Kava Kitchen Ltd' })
 
     await phone.keyboard.press('Tab')
     await expect(phone.evaluate<string>('document.activeElement.textContent')).resolves.toBe('Skip to content')
