@@ -76,8 +76,12 @@ export class StartError extends Error {
 async function checkExportTarget(file: string): Promise<void> {
   const target = await stat(file).catch(() => undefined)
   if (target?.isDirectory()) throw new StartError(`Cannot export to ${file} on exit: it is a folder. Give a file name.`, 2)
-  await access(target ? file : path.dirname(file), constants.W_OK).catch((error: unknown) => {
-    throw new StartError(`Cannot export to ${file} on exit: ${(error as Error).message}.`, 2)
+  const place = target ? file : path.dirname(file)
+  await access(place, constants.W_OK).catch((error: unknown) => {
+    const { code } = error as NodeJS.ErrnoException
+    // Said in words, not as the system's `ENOENT: no such file or directory, access '…'`.
+    const why = code === 'ENOENT' ? `the folder ${place} does not exist` : code === 'EACCES' || code === 'EROFS' ? `${place} cannot be written` : (error as Error).message
+    throw new StartError(`Cannot export to ${file} on exit: ${why}.`, 2)
   })
 }
 

@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises'
+import { readFailure } from '../src/bounded-read.js'
 import { jsonFileText } from '../src/json.js'
 import { formatFjd } from '../src/money.js'
 import { makePrivate } from '../src/private-file.js'
@@ -53,7 +54,8 @@ export async function readStateFile(file: string, allowedHosts: readonly string[
   try {
     parsed = JSON.parse(jsonFileText(await readFile(file)))
   } catch (error) {
-    throw new Error(`Cannot read the state file ${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    // `no such file` and `it is a folder` in words; a file that is not JSON with the parser's message.
+    throw new Error(`Cannot read the state file ${file}: ${error instanceof SyntaxError ? error.message : readFailure(error)}.`, { cause: error })
   }
   return checkState(parsed, file, allowedHosts)
 }

@@ -117,6 +117,11 @@ async function simCall<T>(baseUrl: string, merchant: TestMerchant, method: strin
  *     await sim.close()
  */
 export async function startSimulator(options: StartSimulatorOptions = {}): Promise<Simulator> {
+  // A timeout of -5 was taken, and every delivery then failed at once.
+  const timeout = options.webhookTimeoutMs
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) {
+    throw new TypeError(`startSimulator: webhookTimeoutMs must be a whole number of milliseconds above 0, not ${String(timeout)}.`)
+  }
   const start: StartOptions = {
     port: 0,
     dataFile: options.dataFile,

@@ -194,14 +194,17 @@ describe('a whole simulator\'s file at start (`bula serve --import`)', () => {
   it('refuses at start an --export-on-exit path it could never write, rather than losing the state at the end', async () => {
     const folder = await tempFolder('bula-export-')
     for (const [target, message] of [
-      [path.join(folder, 'missing', 'state.json'), /Cannot export to .*missing\/state\.json on exit: ENOENT/],
+      [path.join(folder, 'missing', 'state.json'), /Cannot export to .*missing\/state\.json on exit: the folder .*missing does not exist\.$/],
       [folder, /it is a folder/],
     ] as const) {
       await expect(startServer({ port: 0, exportOnExit: target, log: () => {} }), target).rejects.toThrow(message)
     }
+    // A state file that is not there is said so in words, not as the system's ENOENT.
+    const missing = path.join(folder, 'nope.json')
+    await expect(startServer({ port: 0, importFile: missing, log: () => {} })).rejects.toThrow(`Cannot read the state file ${missing}: no such file.`)
   })
 
-  it('refuses an invoice id or counter past 999,999,999,999, and an unknown field, naming the file and the value', async () => {
+  it('refuses an invoice id or counter past the import ceiling (999,999,999), and an unknown field, naming the file and the value', async () => {
     const attempts: [string, (state: StateFile) => void, string][] = [
       ['an invoice id', (state) => Object.assign((state.collections.invoices as object[]).at(-1)!, { id: '999999999999999', invoiceId: 999_999_999_999_999 }), 'invoiceId'],
       ['the counter', (state) => ((state.collections.counters as { id: string; last: number }[]).find((c) => c.id === 'invoiceId')!.last = 999_999_999_999_999), 'last'],

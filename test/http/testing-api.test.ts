@@ -20,6 +20,10 @@ describe('bula-tools/testing refuses what the API refuses', () => {
     await expect(sim.createMerchant(tier as Tier, details)).rejects.toThrow(message)
   })
 
+  it.each([-5, 0, 1.5, Number.NaN])('startSimulator refuses a webhookTimeoutMs of %s', async (webhookTimeoutMs) => {
+    await expect(startSimulator({ webhookTimeoutMs })).rejects.toThrow(`startSimulator: webhookTimeoutMs must be a whole number of milliseconds above 0, not ${String(webhookTimeoutMs)}.`)
+  })
+
   it('names a merchant id it does not know in clock() and events(), and takes one it knows', async () => {
     expect(() => sim.clock('ms_typo')).toThrow('No merchant "ms_typo" in this simulator')
     expect(() => sim.events('ms_typo')).toThrow('No merchant "ms_typo" in this simulator')
