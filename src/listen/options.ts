@@ -13,11 +13,12 @@ const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)$/
 /** `--forward-to`: an http(s) URL; `localhost:3000/webhooks` means http://localhost:3000/webhooks. */
 export function parseForwardUrl(input: string): string {
   const text = input.trim()
-  const mistyped = HAS_SCHEME.test(text) ? null : MISTYPED_SCHEME.exec(text)
+  const hasScheme = HAS_SCHEME.test(text)
+  const mistyped = hasScheme ? null : MISTYPED_SCHEME.exec(text)
   if (mistyped) {
     throw new Error(`Invalid --forward-to "${input}": its scheme is mistyped; did you mean ${mistyped[1]!.toLowerCase()}://${text.slice(mistyped[0].length)}?`)
   }
-  const withScheme = HAS_SCHEME.test(text) ? text : `http://${text}`
+  const withScheme = hasScheme ? text : `http://${text}`
   const url = URL.canParse(withScheme) ? new URL(withScheme) : undefined
   if ((url?.protocol !== 'http:' && url?.protocol !== 'https:') || !HOST.test(url.hostname)) {
     throw new Error(`Invalid --forward-to "${input}": use your receiver's http(s) URL, e.g. http://localhost:3000/webhooks.`)
