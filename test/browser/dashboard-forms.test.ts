@@ -171,6 +171,34 @@ describe.skipIf(skipBrowserTests)('the dashboard forms a newcomer meets', () => 
     await shootBoth('outbox-email')
   })
 
+  // A 100-letter description pushed Quantity, Unit price and Amount 800 px past the Items card at a desk.
+  it('breaks a long word that a merchant wrote inside its table, and never an amount', async () => {
+    const word = 'W'.repeat(100)
+    const invoice = await api.post(
+      '/v1/invoices',
+      { customerName: `C${'c'.repeat(99)}`, dueDate: '2026-12-31', items: [{ description: word, quantity: 1, unitPrice: 123456 }] },
+      { headers: { 'idempotency-key': 'forms-long-word' } },
+    )
+    const session = await api.post('/v1/checkout-sessions', { amount: 500, currency: 'FJD', metadata: { ['k'.repeat(40)]: 'v'.repeat(500) } }, { headers: { 'idempotency-key': 'forms-long-metadata' } })
+    const tablesOverflow = () => page.evaluate<number[]>(`[...document.querySelectorAll('.table-wrap')].map((wrap) => wrap.scrollWidth - wrap.clientWidth)`)
+    for (const path of [`/invoices/${invoice.body.id}`, '/invoices', `/sessions/${session.body.id}`]) {
+      await open(path)
+      const overflow = await tablesOverflow()
+      expect(overflow.length, path).toBeGreaterThan(0)
+      expect(overflow, path).toEqual(overflow.map(() => 0))
+    }
+    await open(`/invoices/${invoice.body.id}`)
+    // The amount's text is on one line: a range over it has one box.
+    const amountLines = await page.evaluate<number>(`(() => {
+      const cell = [...document.querySelectorAll('td')].find((td) => td.textContent === 'FJ$1,234.56')
+      const range = document.createRange()
+      range.selectNodeContents(cell)
+      return range.getClientRects().length
+    })()`)
+    expect(amountLines).toBe(1)
+    await shootBoth('long-word')
+  })
+
   it('greets a browser at the base URL with the start page', async () => {
     await page.goto(`${server.baseUrl}/`)
     await expect(page.getByRole('heading', { name: 'Bula simulator', level: 1 }).isVisible()).resolves.toBe(true)

@@ -51,7 +51,8 @@ export class DashboardAgent {
     return this.post(action, { _csrf: csrfOf(page.html), _back: fromPath, ...fields })
   }
 
-  async post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<DashboardPage> {
+  /** `fields` as entries when a name is sent more than once, as a hand-made form can. */
+  async post(path: string, fields: Record<string, string> | [string, string][], headers: Record<string, string> = {}): Promise<DashboardPage> {
     return this.request(path, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },

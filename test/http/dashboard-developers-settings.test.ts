@@ -270,6 +270,14 @@ describe('Verification', () => {
     expect(missing.html).toContain('name="tin" value="123-456-789"')
     const notImage = await submitVerification(agent, { tinCardPhoto: Buffer.from('not an image'), businessRegistration: PNG })
     expect(errorFlashOf(notImage)).toContain('Field: tinCardPhoto')
+    // Multipart keeps every value of a name; the page would have taken the last: refused as the urlencoded forms refuse it.
+    const twice = new FormData()
+    twice.set('_csrf', csrfOf((await agent.get('/dashboard/settings')).html))
+    twice.append('tin', '123-456-789')
+    twice.append('tin', '987-654-321')
+    const refusedTwice = await agent.postMultipart('/dashboard/settings/verification', twice)
+    expect(refusedTwice.status).toBe(400)
+    expect(refusedTwice.html).toContain('Invalid `tin`: give it once, not 2 times.')
 
     const pending = await submitVerification(agent, { tinCardPhoto: PNG, businessRegistration: PNG })
     expect(pending.html).toContain('Verification submitted: it is pending review.')

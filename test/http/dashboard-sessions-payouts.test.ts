@@ -162,7 +162,7 @@ describe('Checkout Session page', () => {
     expect(page.html).toContain(`<a href="${base}/pay/${session.id}">${base}/pay/${session.id}</a>`)
     expect(page.html).toContain('https://shop.example.test/done?x=&lt;b&gt;')
     expect(page.html).toContain('https://shop.example.test/cancel')
-    expect(page.html).toContain(`<td>order</td><td>${ESCAPED_SCRIPT}</td>`)
+    expect(page.html).toContain(`<td><span class="free-text">order</span></td><td><span class="free-text">${ESCAPED_SCRIPT}</span></td>`)
     expect(page.html).not.toContain(SCRIPT)
     expect(page.html).toContain('None (test mode keeps no address)')
     expect(page.html).toContain(`<dt>Ended</dt><dd>${paidAt}</dd>`)

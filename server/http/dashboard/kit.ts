@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express'
 import { z } from 'zod'
-import { ApiError } from '../../../src/errors.js'
+import { ApiError, invalidRequest } from '../../../src/errors.js'
 import type { Mode } from '../../../src/schemas/index.js'
 import { apiError } from '../../domain/error-catalog.js'
 import { runCommitted } from '../handle.js'
@@ -170,6 +170,7 @@ async function parseMultipart(req: Request): Promise<ActionInput> {
     throw apiError('invalid_request', 'The form upload could not be read.')
   }
   const input: ActionInput = { fields: {}, files: {} }
+  for (const name of form.keys()) refuseRepeat(name, form.getAll(name).length)
   for (const [name, value] of form.entries()) {
     if (typeof value === 'string') input.fields[name] = value
     else if (value.size > 0) input.files[name] = { type: value.type, bytes: Buffer.from(await value.arrayBuffer()) }
@@ -177,10 +178,23 @@ async function parseMultipart(req: Request): Promise<ActionInput> {
   return input
 }
 
+/**
+ * Each of the dashboard's form fields has a name of its own, so a name sent
+ * twice is a hand-made or broken form: refused naming it, in the words /v1
+ * uses for a query parameter given twice, where the readers would otherwise
+ * keep one of the values (multipart) or none (urlencoded makes a list).
+ */
+function refuseRepeat(name: string, count: number): void {
+  if (count > 1) throw invalidRequest(`Invalid \`${name}\`: give it once, not ${count} times.`, name)
+}
+
 function urlencodedInput(req: Request): ActionInput {
   const body = (req.body ?? {}) as Record<string, unknown>
   const fields: Record<string, string> = {}
-  for (const [name, value] of Object.entries(body)) if (typeof value === 'string') fields[name] = value
+  for (const [name, value] of Object.entries(body)) {
+    if (Array.isArray(value)) refuseRepeat(name, value.length)
+    if (typeof value === 'string') fields[name] = value
+  }
   return { fields, files: {} }
 }
 
@@ -321,6 +335,16 @@ export class DashboardKit {
   pager(what: string, links: ReadonlyArray<{ label: string; href: string }>): SafeHtml {
     if (links.length === 0) return safe('')
     return this.render('pager', { what, links: this.join(links.map((link) => this.render('pager-link', link))) })
+  }
+
+  /**
+   * A table cell's text that a merchant or customer wrote (an item's
+   * description, a customer's name, metadata): a long word in it breaks
+   * instead of widening the table past its card, which hid the amounts
+   * beside it. Only these cells break anywhere, so an amount never wraps.
+   */
+  freeText(value: SafeHtml | string): SafeHtml {
+    return safe(`<span class="free-text">${typeof value === 'string' ? escapeHtml(value) : value.html}</span>`)
   }
 
   link(path: string, label: string): SafeHtml {

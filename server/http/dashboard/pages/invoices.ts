@@ -275,7 +275,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
               ['Invoice', 'Customer', 'Total', 'Status', 'Overdue', 'Due', 'Created'],
               list.invoices.map((invoice) => [
                 kit.link(invoicePath(invoice.id), invoiceLabel(invoice)),
-                invoice.customerName,
+                kit.freeText(invoice.customerName),
                 formatFjd(invoice.total),
                 kit.statusBadge(invoice.status),
                 invoice.overdue ? kit.statusBadge('overdue') : '—',
@@ -378,7 +378,7 @@ export function registerInvoicesPages(kit: DashboardKit, router: Router): void {
         voided: invoice.voidedAt === null ? 'Not voided' : formatTime(invoice.voidedAt),
         items: kit.table(
           ['Description', 'Quantity', 'Unit price', 'Amount'],
-          invoice.items.map((item) => [item.description, String(item.quantity), formatFjd(item.unitPrice), formatFjd(item.quantity * item.unitPrice)]),
+          invoice.items.map((item) => [kit.freeText(item.description), String(item.quantity), formatFjd(item.unitPrice), formatFjd(item.quantity * item.unitPrice)]),
           'No items.',
         ),
         subtotal: formatFjd(invoice.subtotal),

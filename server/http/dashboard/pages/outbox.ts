@@ -42,7 +42,7 @@ export function registerOutboxPages(kit: DashboardKit, router: Router): void {
         mode,
         emails: kit.table(
           ['To', 'Subject', 'Kind', 'Sent'],
-          emailsOf(dash).map((email) => [email.to, kit.link(emailPath(email.id), email.subject), KIND_LABELS[email.kind], formatTime(email.createdAt)]),
+          emailsOf(dash).map((email) => [kit.freeText(email.to), kit.freeText(kit.link(emailPath(email.id), email.subject)), KIND_LABELS[email.kind], formatTime(email.createdAt)]),
           `No e-mails in ${mode} mode yet.`,
         ),
       }),

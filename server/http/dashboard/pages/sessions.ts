@@ -214,7 +214,7 @@ export function registerSessionsPages(kit: DashboardKit, router: Router): void {
         created: formatTime(session.createdAt),
         expires: formatTime(session.expiresAt),
         ended: record.endedAt === null ? 'Not yet' : formatTime(record.endedAt),
-        metadata: kit.table(['Key', 'Value'], Object.entries(session.metadata), 'No metadata.'),
+        metadata: kit.table(['Key', 'Value'], Object.entries(session.metadata).map((pair) => pair.map((text) => kit.freeText(text))), 'No metadata.'),
         intents: kit.table(
           ['Payment intent', 'Provider', 'Status', 'Amount', 'Created', 'Updated', 'Failure'],
           intents.map((intent) => [
