@@ -62,7 +62,10 @@ export const paymentStarted = (session: CheckoutSessionRecord): boolean => sessi
 /** Past expiresAt no payment can start (spec). */
 export const isExpired = (session: CheckoutSessionRecord, now: number): boolean => now >= session.expiresAt
 
-export function presentSession(session: CheckoutSessionRecord, baseUrl: string): CheckoutSession {
+/** Where a session sends the customer back (redirectUrls in the services: an invoice's session leads to its invoice page). */
+export type SessionRedirects = Pick<CheckoutSessionRecord, 'successUrl' | 'cancelUrl'>
+
+export function presentSession(session: CheckoutSessionRecord, baseUrl: string, redirects: SessionRedirects = session): CheckoutSession {
   const out: CheckoutSession = {
     id: session.id,
     status: session.status,
@@ -73,8 +76,8 @@ export function presentSession(session: CheckoutSessionRecord, baseUrl: string):
     metadata: session.metadata,
     expiresAt: session.expiresAt,
     createdAt: session.createdAt,
-    successUrl: session.successUrl,
-    cancelUrl: session.cancelUrl,
+    successUrl: redirects.successUrl,
+    cancelUrl: redirects.cancelUrl,
   }
   if (session.invoiceNumber !== null) out.invoiceNumber = session.invoiceNumber
   if (session.quote !== null) out.quote = session.quote

@@ -119,6 +119,12 @@ export function transitionInvoice(invoice: InvoiceRecord, to: Exclude<InvoiceSta
 /** The hosted page the customer pays on (docs/simulator.md, "Payments": `{base}/i/{unguessable token}`). */
 export const invoicePageUrl = (invoice: Pick<InvoiceRecord, 'pageToken'>, baseUrl: string): string => `${baseUrl}/i/${invoice.pageToken}`
 
+/** `url` is the page of the invoice with `pageToken` at some simulator's address (invoicePageUrl with any base). */
+export function isInvoicePageUrl(url: string, pageToken: string): boolean {
+  const parsed = new URL(url)
+  return /^https?:$/.test(parsed.protocol) && url === invoicePageUrl({ pageToken }, parsed.origin)
+}
+
 /** Why a customer cannot pay an Invoice that is not sent, in words. */
 export function cannotPayMessage(invoice: Pick<InvoiceRecord, 'invoiceId' | 'number' | 'status'>): string {
   switch (invoice.status) {

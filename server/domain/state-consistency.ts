@@ -3,7 +3,7 @@ import { invalidRequest } from '../../src/errors.js'
 import { formatFjd } from '../../src/money.js'
 import { MAX_AMOUNT, type Mode } from '../../src/schemas/index.js'
 import { MAX_EXPIRY_MS, MIN_EXPIRY_MS, PAYMENT_OF_SESSION } from './checkout-session.js'
-import { MAX_IMPORTED_INVOICE_ID, totalsOf } from './invoice.js'
+import { MAX_IMPORTED_INVOICE_ID, isInvoicePageUrl, totalsOf } from './invoice.js'
 import { convertToFjd } from './money.js'
 import { railFor } from './payout.js'
 import { recordPath, type MerchantRecord, type RECORD_SCHEMAS } from './records.js'
@@ -87,8 +87,15 @@ function checkReferences(docs: ModeObjects, scope: ModeScope, refuse: Refuse): v
   const notHere = 'names no object of this file.'
 
   docs.checkoutSessions.forEach((session, i) => {
-    if (!urlAllowed(session.successUrl)) refuse('checkoutSessions', i, 'successUrl', `must be HTTPS${mode === 'test' ? ' or loopback http' : ''}.`)
-    if (!urlAllowed(session.cancelUrl)) refuse('checkoutSessions', i, 'cancelUrl', `must be HTTPS${mode === 'test' ? ' or loopback http' : ''}.`)
+    const invoice = session.invoiceId === null ? undefined : invoices.get(session.invoiceId)
+    for (const field of ['successUrl', 'cancelUrl'] as const) {
+      const url = session[field]
+      if (invoice) {
+        // An invoice's session was opened with its invoice page at the simulator's address then (plain http in live
+        // mode too), and leads to the page at today's address (redirectUrls): the stored one must be that page.
+        if (url !== null && !isInvoicePageUrl(url, invoice.pageToken)) refuse('checkoutSessions', i, field, `must be the page of Invoice ${invoice.invoiceId} (/i/its pageToken).`)
+      } else if (!urlAllowed(url)) refuse('checkoutSessions', i, field, `must be HTTPS${mode === 'test' ? ' or loopback http' : ''}.`)
+    }
     if (session.quote !== null && (mode === 'live' || merchant.tier !== 'business')) refuse('checkoutSessions', i, 'quote', 'is for business accounts in test mode only.')
     // Test mode validates a customer's address and drops it (createSession, checkoutForInvoice): only live mode keeps one, for the receipt.
     if (mode === 'test' && session.customerEmail !== null) refuse('checkoutSessions', i, 'customerEmail', 'must be null: test mode validates a customer\'s e-mail and drops it.')
@@ -96,7 +103,6 @@ function checkReferences(docs: ModeObjects, scope: ModeScope, refuse: Refuse): v
       if (intents.get(intentId)?.checkoutSessionId !== session.id) refuse('checkoutSessions', i, `paymentIntentIds[${k}]`, notHere)
     })
     if (session.invoiceId !== null) {
-      const invoice = invoices.get(session.invoiceId)
       if (!invoice) refuse('checkoutSessions', i, 'invoiceId', notHere)
       if (!invoice!.checkoutSessionIds.includes(session.id)) {
         refuse('checkoutSessions', i, 'invoiceId', `names Invoice ${invoice!.invoiceId}, whose checkoutSessionIds do not list ${session.id}.`)

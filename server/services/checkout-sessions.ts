@@ -24,9 +24,10 @@ import {
   transitionSession,
   type CheckoutSessionRecord,
   type PaymentIntentRecord,
+  type SessionRedirects,
 } from '../domain/checkout-session.js'
 import type { MerchantRecord } from '../domain/merchant.js'
-import { cannotPayMessage, markPaid } from '../domain/invoice.js'
+import { cannotPayMessage, invoicePageUrl, markPaid } from '../domain/invoice.js'
 import { isAllowedUrl } from '../domain/urls.js'
 import { convertToFjd } from '../domain/money.js'
 import { recordEvent } from '../events/event-log.js'
@@ -42,7 +43,20 @@ import { isJsonObject } from '../../src/json.js'
 
 export const CREATE_ROUTE = 'POST /v1/checkout-sessions'
 
-const present = (ctx: ServiceContext, session: CheckoutSessionRecord): CheckoutSession => presentSession(session, ctx.urls.base)
+/**
+ * Where a session sends the customer back. An invoice's session leads to its
+ * invoice page at this simulator's address, which may not be the one it was
+ * opened at (another `--port`, an imported file): the address stored then is
+ * not read. Any other session leads to the merchant's own URLs.
+ */
+export function redirectUrls(ctx: ServiceContext, session: CheckoutSessionRecord): SessionRedirects {
+  const invoice = session.invoiceId === null ? undefined : ctx.store.get('invoices', session.invoiceId)
+  if (!invoice) return session
+  const page = invoicePageUrl(invoice, ctx.urls.base)
+  return { successUrl: page, cancelUrl: page }
+}
+
+const present = (ctx: ServiceContext, session: CheckoutSessionRecord): CheckoutSession => presentSession(session, ctx.urls.base, redirectUrls(ctx, session))
 
 /** What makes two creates "the same request" for Idempotency-Key (spec: amount, currency or quote). */
 type CreateFingerprint = Pick<CreateCheckoutSessionRequest, 'amount' | 'currency' | 'quote'>
@@ -307,6 +321,20 @@ function sendReceipt(ctx: ServiceContext, session: CheckoutSessionRecord, intent
   })
 }
 
+/** As on the hosted page, where a live session shows no outcome control: nothing can decline a live payment here. */
+export function refuseLiveOutcome(mode: Mode, request: PaySessionRequest): void {
+  if (mode === 'live' && request.outcome !== 'succeeded') {
+    throw invalidRequest(`A live payment cannot be made to end ${request.outcome}: outcomes are test mode's, and a live payment succeeds.`, 'outcome')
+  }
+}
+
+/** A live payment starts only while a Provider takes live payments for the merchant (Settings, liveProviders). */
+export function refuseLivePaymentStart(merchant: MerchantRecord, mode: Mode): void {
+  if (mode === 'live' && !merchant.settings.liveProviders) {
+    throw apiError('live_mode_unavailable', 'No Provider takes live payments for this account right now.')
+  }
+}
+
 /**
  * The customer pays: one path for the hosted page and `POST
  * /_sim/checkout-sessions/{id}/pay` (docs/simulator.md, "Payments"). "processing" holds the
@@ -315,10 +343,7 @@ function sendReceipt(ctx: ServiceContext, session: CheckoutSessionRecord, intent
 export function paySession(ctx: ServiceContext, sessionId: string, request: PaySessionRequest): PayResponse {
   const { session, merchant } = sessionForCustomer(ctx, sessionId)
   const now = ctx.clock.now(merchant.id)
-  // As on the hosted page, where a live session shows no outcome control: nothing can decline a live payment here.
-  if (session.mode === 'live' && request.outcome !== 'succeeded') {
-    throw invalidRequest(`A live payment cannot be made to end ${request.outcome}: outcomes are test mode's, and a live payment succeeds.`, 'outcome')
-  }
+  refuseLiveOutcome(session.mode, request)
   if (session.status !== 'pending') throw apiError('invalid_state', `This Checkout Session ${SESSION_STATE_WORDS[session.status]}.`)
   const currentId = session.paymentIntentIds.at(-1)
   let intent = currentId === undefined ? undefined : ctx.store.get('paymentIntents', currentId)
@@ -326,9 +351,7 @@ export function paySession(ctx: ServiceContext, sessionId: string, request: PayS
   if (invoice && invoice.status !== 'sent') throw apiError('invalid_state', cannotPayMessage(invoice))
   if (!intent) {
     if (isExpired(session, now)) throw apiError('invalid_state', 'This Checkout Session has expired; no payment can start.')
-    if (session.mode === 'live' && !merchant.settings.liveProviders) {
-      throw apiError('live_mode_unavailable', 'No Provider takes live payments for this account right now.')
-    }
+    refuseLivePaymentStart(merchant, session.mode)
     intent = {
       id: newId('pi'),
       merchantId: merchant.id,

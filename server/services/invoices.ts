@@ -32,7 +32,7 @@ import type { MerchantRecord } from '../domain/merchant.js'
 import { newSecret } from '../ids.js'
 import { renderInvoicePdf } from '../pdf/invoice-pdf.js'
 import { merchantModeGroup } from '../store/collections.js'
-import { endSession, openSession, paySession } from './checkout-sessions.js'
+import { endSession, openSession, paySession, refuseLiveOutcome, refuseLivePaymentStart } from './checkout-sessions.js'
 import { findStoredResult, replayRecord, runIdempotent, type IdempotencyScope, type IdempotentResult } from './idempotency.js'
 
 /** Invoices are for Business accounts, on every route, checked before anything else (spec). */
@@ -265,6 +265,11 @@ export function checkoutForInvoice(ctx: ServiceContext, invoice: InvoiceRecord):
 
 /** The customer stand-in for invoices (docs/simulator.md, "Payments"): pays through the invoice's Checkout Session. */
 export function payInvoice(ctx: ServiceContext, caller: Caller, id: string, request: PaySessionRequest): PayResponse {
-  const session = checkoutForInvoice(ctx, ownInvoice(ctx, caller, id))
+  const invoice = ownInvoice(ctx, caller, id)
+  // What paySession would refuse once the session is open is judged first: a refused payment must not leave the
+  // merchant a session they never asked for (a write is not undone when a later step throws).
+  refuseLiveOutcome(invoice.mode, request)
+  if (!openSessions(ctx, invoice).some(paymentStarted)) refuseLivePaymentStart(ctx.store.get('merchants', invoice.merchantId)!, invoice.mode)
+  const session = checkoutForInvoice(ctx, invoice)
   return paySession(ctx, session.id, request)
 }

@@ -62,7 +62,7 @@ export async function busyMerchant(baseUrl: string) {
   // The earliest expiry the API allows, 30 minutes after creation, give or take the request's own time.
   const soon = await open({ amount: 400, expiresAt: now + 30 * 60 * 1000 + 5000 })
   const unpaid = await open({ amount: 500 })
-  return { api, ids: { paid, failed, retried, processing, late, expired, cancelled, quoted, quotedAud, soon, unpaid, invoice, voided, payout } }
+  return { api, keys, ids: { paid, failed, retried, processing, late, expired, cancelled, quoted, quotedAud, soon, unpaid, invoice, voided, payout } }
 }
 
 /**

@@ -433,6 +433,26 @@ describe('paying through the customer stand-in', () => {
     expect(event.data.object.invoiceNumber).toBe('INV-0001')
   })
 
+  // The stand-in opened the invoice's session before judging the payment: a refused one left a live session the
+  // merchant never asked for, which then expired into a checkout_session.cancelled webhook.
+  it('refuses a live payment it cannot make before opening a session for it', async () => {
+    const { keys } = await business()
+    const live = client(base, (await unlockLive(base, keys.secret)).secret)
+    const invoice = (await live.post('/v1/invoices', draft(), key())).body
+    const sent = (await live.post(`/v1/invoices/${invoice.id}/send`, undefined, key())).body
+    const declined = await live.post(`/_sim/invoices/${invoice.id}/pay`, { outcome: 'failed' })
+    expect([declined.status, declined.body.error.code, declined.body.error.param]).toEqual([400, 'invalid_request', 'outcome'])
+    expect((await live.patch('/_sim/settings', { liveProviders: false })).status).toBe(200)
+    const unavailable = await live.post(`/_sim/invoices/${invoice.id}/pay`, { outcome: 'succeeded' })
+    expect([unavailable.status, unavailable.body.error.code]).toEqual([409, 'live_mode_unavailable'])
+    expect((await live.get('/v1/checkout-sessions')).body.data).toEqual([])
+    expect((await live.get(`/v1/invoices/${invoice.id}`)).body.status).toBe('sent')
+    expect((await live.patch('/_sim/settings', { liveProviders: true })).status).toBe(200)
+    const paid = await live.post(`/_sim/invoices/${invoice.id}/pay`, { outcome: 'succeeded' })
+    expect(paid.body.checkoutSession).toMatchObject({ status: 'succeeded', mode: 'live', successUrl: sent.url, cancelUrl: sent.url })
+    expect((await live.get('/v1/checkout-sessions')).body.data).toHaveLength(1)
+  })
+
   it('cancels the open session when the invoice is voided, so it can no longer be paid', async () => {
     const { api, create, send, voidIt } = await business()
     const invoice = (await create()).body

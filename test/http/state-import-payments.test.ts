@@ -37,6 +37,22 @@ describe('state import: a file exported after any sequence of API calls imports 
     expect(imported.status, JSON.stringify(imported.body)).toBe(200)
     expect(await snapshot(live)).toEqual(before)
   })
+
+  // An Invoice's session is opened with the simulator's own invoice page as its redirects, plain http in live mode
+  // too, which the import judged as a merchant's URL: anyone who had taken a live Invoice payment could not import
+  // their own export (400, "successUrl must be HTTPS").
+  it('imports a live merchant\'s own export with a paid live Invoice', async () => {
+    const { live, liveInvoice } = await merchantWithLiveData(server().baseUrl)
+    expect((await live.post(`/_sim/invoices/${liveInvoice.id}/pay`, { outcome: 'succeeded' })).status).toBe(200)
+    const file = (await live.get('/_sim/state')).body as StateFile
+    const session = file.collections.checkoutSessions!.find((doc) => doc.invoiceId === String(liveInvoice.id))!
+    expect([session.mode, session.successUrl, session.cancelUrl]).toEqual(['live', liveInvoice.url, liveInvoice.url])
+    expect(liveInvoice.url).toMatch(/^http:\/\//)
+    const before = await snapshot(live)
+    const imported = await live.post('/_sim/state/import', file)
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200)
+    expect(await snapshot(live)).toEqual(before)
+  })
 })
 
 describe('state import: the file\'s payments hold the rules of the API\'s own state machine', () => {
@@ -105,6 +121,13 @@ describe('state import: the file\'s payments hold the rules of the API\'s own st
       const invoice = file.collections.invoices!.find((doc) => doc.invoiceId === busy.ids.invoice.id)!
       const sessionId = invoice.checkoutSessionIds.pop()
       return `checkoutSessions[${sessionAt(file, sessionId)}].invoiceId`
+    }],
+    ['an Invoice\'s session leading somewhere other than its invoice page', (file) => {
+      const invoice = file.collections.invoices!.find((doc) => doc.invoiceId === busy.ids.invoice.id)!
+      const i = sessionAt(file, invoice.checkoutSessionIds.at(-1))
+      const session = file.collections.checkoutSessions![i]!
+      session.cancelUrl = (session.cancelUrl as string).replace(/\/i\/.*/, '/i/someone-elses-page')
+      return `checkoutSessions[${i}].cancelUrl`
     }],
     ['a void Invoice made paid, with no session that paid it', (file) => {
       const k = file.collections.invoices!.findIndex((doc) => doc.status === 'void')

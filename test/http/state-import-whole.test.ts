@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { StartError, startServer } from '../../server/start.js'
 import { exportState } from '../../server/state.js'
 import { busyMerchant, intentAt, liveMerchantWithPayouts, sessionAt, type Doc, type StateFile } from '../helpers/busy-merchant.js'
-import { signupMerchant, useTestServer, withTestServer } from '../helpers/http.js'
+import { client, signupMerchant, useTestServer, withTestServer } from '../helpers/http.js'
 import { tempFolder } from '../helpers/temp.js'
 
 // A whole simulator's state file (`bula serve --import`) is untrusted input as a merchant's is (docs/security.md,
@@ -38,6 +38,22 @@ describe('`bula serve --import` of a whole simulator', () => {
       for (const name of ['merchants', 'checkoutSessions', 'paymentIntents', 'invoices', 'payouts', 'webhookEndpoints', 'events', 'deliveries', 'emails'] as const) {
         expect(again.collections[name], name).toEqual(whole.collections[name])
       }
+    })
+  })
+
+  // The file keeps the invoice page at the exporting simulator's address; the customer is sent to this one's.
+  it('leads an Invoice\'s session to the invoice page at the importing simulator\'s address, on the API and the hosted page', async () => {
+    const invoice = whole.collections.invoices!.find((doc) => doc.invoiceId === busy.ids.invoice.id)!
+    const sessionId = invoice.checkoutSessionIds.at(-1) as string
+    const stored = whole.collections.checkoutSessions![sessionAt(whole, sessionId)]!.successUrl as string
+    expect(stored).toBe(`${server().baseUrl}/i/${invoice.pageToken}`)
+    await withTestServer({ importFile: await fileOf(whole) }, async (imported) => {
+      const page = `${imported.baseUrl}/i/${invoice.pageToken}`
+      expect(page).not.toBe(stored)
+      const session = await client(imported.baseUrl, busy.keys.secret).get(`/v1/checkout-sessions/${sessionId}`)
+      expect([session.body.status, session.body.successUrl, session.body.cancelUrl]).toEqual(['succeeded', page, page])
+      const paidPage = await (await fetch(`${imported.baseUrl}/pay/${sessionId}`)).text()
+      expect(paidPage).toContain(`href="${page}?session_id=${sessionId}"`)
     })
   })
 

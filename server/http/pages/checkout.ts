@@ -16,7 +16,7 @@ import {
 } from '../../domain/checkout-session.js'
 import type { MerchantRecord } from '../../domain/merchant.js'
 
-import { paySession, sessionForCustomer } from '../../services/checkout-sessions.js'
+import { paySession, redirectUrls, sessionForCustomer } from '../../services/checkout-sessions.js'
 import { html, safe, userText, withoutBidiControls, type SafeHtml, type TemplateValue } from '../../templates.js'
 import { htmlPageHeaders } from './headers.js'
 import { formatFjd } from '../../../src/money.js'
@@ -159,7 +159,7 @@ class CheckoutPages {
     return {
       status: 200,
       html: this.layout({ title: `Pay ${displayName} · ${amount}`, mode: session.mode, merchant, content }),
-      formTargets: [session.successUrl, session.cancelUrl].filter((url) => url !== null),
+      formTargets: redirectTargets(this.ctx, session),
     }
   }
 
@@ -168,6 +168,7 @@ class CheckoutPages {
     const amount = formatFjd(session.amount)
     const displayName = merchant.settings.displayName
     const name = userText(displayName)
+    const { successUrl, cancelUrl } = redirectUrls(this.ctx, session)
     const back = (url: string | null, label: SafeHtml): SafeHtml[] =>
       url === null ? [] : [this.link(withSessionId(url, session.id), label, 'primary')]
     let state: { tone: 'ok' | 'bad' | 'wait' | 'quiet'; icon: string; heading: string; message: SafeHtml }
@@ -176,7 +177,7 @@ class CheckoutPages {
     switch (view) {
       case 'paid':
         state = { tone: 'ok', icon: '✓', heading: 'Payment complete', message: html`You paid ${amount} to ${name}.` }
-        actions = back(session.successUrl, html`Continue to ${name}`)
+        actions = back(successUrl, html`Continue to ${name}`)
         break
       case 'failed':
         state = {
@@ -185,7 +186,7 @@ class CheckoutPages {
           heading: 'Payment declined',
           message: html`Your payment to ${name} did not go through and no money was taken.`,
         }
-        actions = back(session.cancelUrl, html`Return to ${name}`)
+        actions = back(cancelUrl, html`Return to ${name}`)
         break
       case 'processing': {
         const intent = this.ctx.store.get('paymentIntents', session.paymentIntentIds.at(-1)!)
@@ -199,7 +200,7 @@ class CheckoutPages {
         actions = [this.link(this.statePath(session.id), 'Check again', 'secondary')]
         if (session.mode === 'test') {
           actions.unshift(this.render('finish-payment', { action: this.statePath(session.id), provider }))
-          formTargets.push(...[session.successUrl, session.cancelUrl].filter((url) => url !== null))
+          formTargets.push(...redirectTargets(this.ctx, session))
         }
         break
       }
@@ -210,7 +211,7 @@ class CheckoutPages {
           heading: 'Checkout no longer available',
           message: html`This checkout was closed by ${name}. No money was taken.`,
         }
-        actions = back(session.cancelUrl, html`Return to ${name}`)
+        actions = back(cancelUrl, html`Return to ${name}`)
         break
       case 'expired':
         state = {
@@ -219,7 +220,7 @@ class CheckoutPages {
           heading: 'Checkout expired',
           message: html`This checkout expired before a payment was made. No money was taken. Return to ${name} to start again.`,
         }
-        actions = back(session.cancelUrl, html`Return to ${name}`)
+        actions = back(cancelUrl, html`Return to ${name}`)
         break
       case 'left':
         state = {
@@ -309,6 +310,12 @@ function parserErrorStatus(error: unknown): number | undefined {
  */
 export const undecodablePathAsNotFound = (error: unknown): unknown => (error instanceof URIError ? apiError('not_found', 'No such page.') : error)
 
+/** The merchant's pages a form on the page may lead to, for the Content-Security-Policy's form-action. */
+function redirectTargets(ctx: ServiceContext, session: CheckoutSessionRecord): string[] {
+  const { successUrl, cancelUrl } = redirectUrls(ctx, session)
+  return [successUrl, cancelUrl].filter((url) => url !== null)
+}
+
 /** Where the customer goes after paying (spec: success → successUrl, failure → cancelUrl, both with session_id). */
 function afterPayment(session: CheckoutSession, statePath: string): string {
   const target = session.status === 'succeeded' ? session.successUrl : session.status === 'failed' ? session.cancelUrl : null
@@ -372,7 +379,8 @@ export function checkoutPagesRouter(ctx: ServiceContext): Router {
     pageRoute(ctx, (req, pages) => {
       const { session, merchant } = sessionForCustomer(ctx, String(req.params.id))
       if (viewOf(session, ctx.clock.now(merchant.id)) !== 'pay') return { redirect: pages.statePath(session.id) }
-      if (session.cancelUrl !== null) return { redirect: withSessionId(session.cancelUrl, session.id) }
+      const { cancelUrl } = redirectUrls(ctx, session)
+      if (cancelUrl !== null) return { redirect: withSessionId(cancelUrl, session.id) }
       return { page: pages.statePage(session, merchant, 'left') }
     }),
   )
