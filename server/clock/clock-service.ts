@@ -65,6 +65,14 @@ type MerchantDoc = { id: string; merchantId: string; mode: Mode }
 export class ClockService {
   private readonly heaps = new Map<string, MinHeap>()
   private readonly handlers = new Map<string, JobHandler>()
+  /** Job kinds whose handlers await the network (a webhook delivery): they take one of a merchant's MAX_IN_FLIGHT slots. */
+  private readonly networkKinds = new Set<string>()
+  /**
+   * Due network jobs put aside while every slot of their merchant is held by
+   * receivers that have not answered; back in the queue as soon as one frees
+   * (requeueWaiting), so they never hold up what needs no network.
+   */
+  private readonly waitingForSlot = new Map<string, HeapEntry[]>()
   private readonly derived = new Map<string, AnyDerivedJob>()
   private readonly locks = new Map<string, Promise<unknown>>()
   /** While a job runs, its merchant's clock reads the job's due time exactly. */
@@ -107,6 +115,7 @@ export class ClockService {
   /** Rebuilds the queue from the store's jobs and documents, after the store was changed behind the scheduler (a state import). */
   reload(): void {
     this.heaps.clear()
+    this.waitingForSlot.clear()
     for (const job of [...this.deps.store.values('jobs')]) {
       // A job document of a derived kind (data files of earlier versions, or forged) is dropped: the documents say what is due.
       if (this.derived.has(job.kind)) this.deps.store.delete('jobs', job.id)
@@ -116,8 +125,10 @@ export class ClockService {
     this.arm()
   }
 
-  register(kind: string, handler: JobHandler): void {
+  /** `awaitsNetwork`: the handler calls a receiver, so it runs in one of the merchant's MAX_IN_FLIGHT slots. */
+  register(kind: string, handler: JobHandler, options: { awaitsNetwork?: boolean } = {}): void {
     this.handlers.set(kind, handler)
+    if (options.awaitsNetwork) this.networkKinds.add(kind)
   }
 
   /**
@@ -392,6 +403,9 @@ export class ClockService {
     /** Real time spent waiting for receivers: an advance does not let it move the merchant's clock. */
     let waitedMs = 0
     const settle = async (which: 'all' | 'one'): Promise<void> => {
+      // While the advance waits, requests go on: the clock they read stops at the next action not yet run, so
+      // nothing they do can come after it in time and before it in fact (a payment swept by an earlier run).
+      if (moveClock) this.ceilings.set(merchantId, Math.min(target, this.heapOf(merchantId).earliestDueAt()))
       // Nothing in flight is nothing to wait for: a busy event loop's delay in resuming is not a receiver's.
       if (inFlight.size === 0) return
       const began = performance.now()
@@ -416,9 +430,16 @@ export class ClockService {
         await settle('all')
         continue
       }
-      if (inFlight.size >= MAX_IN_FLIGHT) {
-        if (!budgetLeft()) break // every slot taken and the budget spent: the rest runs once they free up, as real time does
-        await settle('one')
+      if (inFlight.size >= MAX_IN_FLIGHT && this.awaitsNetwork(entry)) {
+        if (budgetLeft()) {
+          await settle('one')
+          continue
+        }
+        // Every slot taken and the budget spent: this delivery waits for a slot to free, as in real time, while
+        // the due actions that need no network (an expiry, a settlement run) go on at their times.
+        heap.pop()
+        this.waitFor(merchantId, entry)
+        if (moveClock) ran.push(this.waitingReport(entry))
         continue
       }
       heap.pop()
@@ -457,6 +478,7 @@ export class ClockService {
       startedHere.add(settled)
       void settled.finally(() => {
         inFlight.delete(settled)
+        this.requeueWaiting(merchantId)
         this.jobSettled()
       })
     }
@@ -485,6 +507,42 @@ export class ClockService {
       this.deps.store.commit().catch((error: unknown) => this.deps.onError(error, 'writing what a finished job recorded'))
     }, SETTLED_COMMIT_MS)
     this.arm()
+  }
+
+  private kindOf(entry: HeapEntry): string | undefined {
+    return entry.kind ?? this.deps.store.get('jobs', entry.id)?.kind
+  }
+
+  private awaitsNetwork(entry: HeapEntry): boolean {
+    const kind = this.kindOf(entry)
+    return kind !== undefined && this.networkKinds.has(kind)
+  }
+
+  /** What an advance says of a network job it left waiting for a slot, in that job's mode. */
+  private waitingReport(entry: HeapEntry): ModeRanAction {
+    const job = this.deps.store.get('jobs', entry.id)
+    const mode = job?.payload.mode === 'test' || job?.payload.mode === 'live' ? job.payload.mode : null
+    return {
+      at: entry.dueAt,
+      kind: this.kindOf(entry)!,
+      mode,
+      description: `${this.kindOf(entry)} ${entry.id} waits for one of the ${MAX_IN_FLIGHT} attempts the merchant's receivers hold; it is made once one of them answers or times out`,
+    }
+  }
+
+  private waitFor(merchantId: string, entry: HeapEntry): void {
+    const waiting = this.waitingForSlot.get(merchantId)
+    if (waiting) waiting.push(entry)
+    else this.waitingForSlot.set(merchantId, [entry])
+  }
+
+  /** A slot has freed: the merchant's network jobs put aside for one are queued again, in their order. */
+  private requeueWaiting(merchantId: string): void {
+    const waiting = this.waitingForSlot.get(merchantId)
+    if (!waiting) return
+    this.waitingForSlot.delete(merchantId)
+    const heap = this.heapOf(merchantId)
+    for (const entry of waiting) heap.push(entry)
   }
 
   private inFlightOf(merchantId: string): Map<Promise<void>, JobRecord> {
@@ -523,11 +581,10 @@ export class ClockService {
     return next
   }
 
-  /** Real time at which the earliest job of any merchant falls due; a merchant with every network slot taken waits for one to free (jobSettled). */
+  /** Real time at which the earliest queued job of any merchant falls due (deliveries waiting for a slot are not queued: jobSettled). */
   private nextWakeAt(): number {
     let earliest = Infinity
     for (const [merchantId, heap] of this.heaps) {
-      if ((this.inFlight.get(merchantId)?.size ?? 0) >= MAX_IN_FLIGHT) continue
       const dueAt = heap.earliestDueAt()
       if (dueAt !== Infinity) earliest = Math.min(earliest, dueAt - this.offset(merchantId))
     }

@@ -70,6 +70,7 @@ export function registerTargetedJob<C extends JobTargetCollection>(
   ctx: JobDeps,
   kind: keyof typeof JOB_TARGETS,
   handler: (target: Target<C>, job: JobRecord) => string | void | Promise<string | void>,
+  options: { awaitsNetwork?: boolean } = {},
 ): void {
   ctx.clock.register(kind, (job) => {
     const target = jobTarget(ctx, job)
@@ -78,5 +79,5 @@ export function registerTargetedJob<C extends JobTargetCollection>(
     const report = (description: string | void): JobReport | undefined => (description ? { mode: target.mode, description } : undefined)
     const result = handler(target as Target<C>, job)
     return typeof result === 'object' ? result.then(report) : report(result)
-  })
+  }, options)
 }

@@ -164,7 +164,7 @@ async function attempt(ctx: ServiceContext, delivery: DeliveryRecord, dueAt: num
 }
 
 export function registerDeliveryJobs(ctx: ServiceContext): void {
-  registerTargetedJob<'deliveries'>(ctx, DELIVER_JOB, (delivery, job) => attempt(ctx, delivery, job.dueAt))
+  registerTargetedJob<'deliveries'>(ctx, DELIVER_JOB, (delivery, job) => attempt(ctx, delivery, job.dueAt), { awaitsNetwork: true })
   requeueCutAttempts(ctx)
 }
 

@@ -187,6 +187,68 @@ describe('hung receivers and the clock (item 11)', () => {
     for (const res of hung) res.end('ok')
   })
 
+  // Found by an adversarial pass: with every one of a merchant's 16 attempts held by hung receivers, an advance left
+  // the expiries and settlement runs behind their deliveries unrun, for over a minute after it answered.
+  it('with all 16 attempts held by hung receivers, an advance still runs every expiry and settlement run on the way', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    await api.patch('/_sim/settings', { payoutSchedule: 'daily' })
+    for (let i = 0; i < 2; i++) await activeEndpoint(api, () => undefined)
+    for (let i = 0; i < 9; i++) await paidEvent(api)
+    const now = (await api.get('/_sim/clock')).body.now as number
+    const expiring = (await api.post('/v1/checkout-sessions', { amount: 300, currency: 'FJD', expiresAt: now + 31 * 60_000 }, key())).body
+    const midnight = Math.ceil((now + 1) / DAY) * DAY
+    const advanced = await api.post('/_sim/clock/advance', { to: midnight + 60 * 60_000 })
+    expect(advanced.status).toBe(200)
+    expect((await api.get(`/v1/checkout-sessions/${expiring.id}`)).body.status).toBe('cancelled')
+    const payouts = (await api.get('/v1/payouts')).body.data as { amount: number; createdAt: number }[]
+    expect(payouts.map((payout) => [payout.amount, payout.createdAt])).toEqual([[9 * 500, midnight]])
+    const kinds = new Set((advanced.body.ran as { kind: string }[]).map((action) => action.kind))
+    expect(kinds).toContain('settlement.run')
+    expect((await api.post('/_sim/state/import', (await api.get('/_sim/state')).body)).status).toBe(200)
+  })
+
+  // While an advance waits on a receiver, requests go on; the clock they read ran on in real time, past a settlement
+  // run not yet made, so a payment made then was swept by a run dated before it (and the export no longer imported).
+  it('a payment made while an advance waits on a receiver comes before the settlement run the advance has not reached', async () => {
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    await api.patch('/_sim/settings', { payoutSchedule: 'daily' })
+    let hang = false
+    const hungTypes: string[] = []
+    await activeEndpoint(api, (res) => {
+      if (!hang) return void res.end('ok')
+      res.on('close', () => undefined)
+    })
+    const url = await receiver((res, body) => {
+      const { type } = JSON.parse(body) as { type: string }
+      if (type === 'webhook.verified' || !hang) return void res.end('ok')
+      hungTypes.push(type)
+    })
+    await api.post('/v1/webhook-endpoints', { url })
+    await endpointsActive(api)
+    await paidEvent(api)
+    const now = (await api.get('/_sim/clock')).body.now as number
+    const midnight = Math.ceil((now + DAY) / DAY) * DAY
+    await api.post('/_sim/clock/advance', { to: midnight - 1 - 40 * 60_000 })
+    const expiring = (await api.post('/v1/checkout-sessions', { amount: 300, currency: 'FJD', expiresAt: midnight - 1 }, key())).body
+    const paidDuring = (await api.post('/v1/checkout-sessions', { amount: 777, currency: 'FJD' }, key())).body
+    hang = true
+    const advancing = api.post('/_sim/clock/advance', { to: midnight + 60 * 60_000 })
+    // The expiry's event is on its way to the hung receiver: the advance now waits before the run at midnight.
+    await expect.poll(() => hungTypes.includes('checkout_session.cancelled')).toBe(true)
+    const paid = (await api.post(`/_sim/checkout-sessions/${paidDuring.id}/pay`, { outcome: 'succeeded' })).body.checkoutSession
+    expect((await advancing).status).toBe(200)
+    expect((await api.get(`/v1/checkout-sessions/${expiring.id}`)).body.status).toBe('cancelled')
+    const payouts = (await api.get('/v1/payouts')).body.data as { amount: number; createdAt: number }[]
+    // The first run, a day before, took the first payment.
+    expect(payouts.map((payout) => [payout.amount, payout.createdAt])).toEqual([[500, midnight - DAY], [777, midnight]])
+    expect(paid.updatedAt ?? paid.createdAt).toBeLessThanOrEqual(midnight)
+    const events = (await api.get('/_sim/events?limit=100')).body.data as { createdAt: number }[]
+    expect(events.map((event) => event.createdAt)).toEqual(events.map((event) => event.createdAt).sort((a, b) => b - a))
+    expect((await api.post('/_sim/state/import', (await api.get('/_sim/state')).body)).status).toBe(200)
+  })
+
   it('a delivery job that names another merchant\'s delivery does nothing (item 2, in depth)', async () => {
     const victim = await signupMerchant(server().baseUrl)
     const victimApi = client(server().baseUrl, victim.keys.secret)
