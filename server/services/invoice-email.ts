@@ -15,6 +15,8 @@ import { sendEmail } from './outbox.js'
 export async function emailInvoice(ctx: ServiceContext, caller: Caller, id: string): Promise<Email> {
   const invoice = ownInvoice(ctx, caller, id)
   if (invoice.status === 'draft') throw invalidRequest('A draft cannot be e-mailed; send it first.')
+  // The e-mail asks the customer to pay: a paid or void Invoice has nothing left to pay (the dashboard offers no button either).
+  if (invoice.status !== 'sent') throw invalidRequest(`A ${invoice.status} Invoice is not e-mailed: the e-mail asks the customer to pay, and nothing is left to pay.`)
   // Only a draft takes a new customerEmail, and this Invoice is past that: say what is left to do.
   if (invoice.customerEmail === null) {
     throw invalidRequest(

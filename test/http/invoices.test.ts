@@ -485,6 +485,22 @@ describe('e-mailing from the dashboard', () => {
     expect(Buffer.from(await apiPdf.arrayBuffer()).equals(pdf)).toBe(true)
   })
 
+  // The e-mail says "View and pay it here": sent for a void Invoice, it asked the customer to pay what could no longer be paid.
+  it('refuses a paid or void invoice, which has nothing left to pay, and sends nothing', async () => {
+    const { api, create, send, voidIt } = await business()
+    const paid = (await create(draft({ customerEmail: 'club@example.test' }))).body
+    await send(paid.id)
+    await api.post(`/_sim/invoices/${paid.id}/pay`, { outcome: 'succeeded' })
+    const voided = (await create(draft({ customerEmail: 'club@example.test' }))).body
+    await send(voided.id)
+    await voidIt(voided.id)
+    for (const [invoice, status] of [[paid, 'paid'], [voided, 'void']] as const) {
+      const refused = await api.post(`/_sim/invoices/${invoice.id}/email`)
+      expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([400, 'invalid_request', `A ${status} Invoice is not e-mailed: the e-mail asks the customer to pay, and nothing is left to pay.`])
+    }
+    expect((await api.get('/_sim/emails')).body.data).toEqual([])
+  })
+
   it('refuses an invoice without customerEmail', async () => {
     const { api, create, send } = await business()
     const invoice = (await create()).body
