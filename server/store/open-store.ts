@@ -122,6 +122,15 @@ async function openFiles<S extends Schema>(
   const journalPath = journalFileOf(file)
   const existingJournal = await readIfExists(journalPath)
   const journalContent = journalContentOf(existingJournal ?? Buffer.alloc(0))
+  // bula writes a snapshot before the first line of any journal, so changes without one mean it was lost: replayed
+  // onto nothing, they made objects of merchants that no longer exist, which the next export could not import.
+  if (!data && journalContent.length > 0) {
+    throw new StoreOpenError(
+      `${journalPath} holds changes to ${file}, which is ${content ? 'empty' : 'missing'}: the snapshot they apply to was lost. ` +
+        `Put it back (a backup or an export), or move ${journalPath} away to start with no data.`,
+      file,
+    )
+  }
   if (journalContent.length > 0) {
     replayJournal(
       journalContent,
@@ -184,7 +193,7 @@ async function openFiles<S extends Schema>(
     warn,
     lock,
   })
-  return { writer, fresh: !data && journalContent.length === 0 }
+  return { writer, fresh: !data }
 }
 
 /**

@@ -78,6 +78,27 @@ describe('opening refuses damaged data and changes nothing', () => {
     await expectRefused(file, /collection "notes", document "x"/)
   })
 
+  // Found by an adversarial pass: replayed onto nothing, the changes made objects of merchants that no longer existed.
+  it('refuses a journal whose snapshot was emptied, naming both files', async () => {
+    const file = await crashedDataFile()
+    await writeFile(file, '')
+    const refusal = await expectRefused(file, /which is empty: the snapshot they apply to was lost/)
+    expect(refusal.message).toContain(`${file}.journal`)
+  })
+
+  it('refuses a journal whose snapshot is missing, and creates no data file', async () => {
+    const file = await crashedDataFile()
+    await rm(file)
+    const before = await folderState(path.dirname(file))
+    const error = await openTestStore(file).then(
+      () => expect.fail('the open should have been refused'),
+      (refused: unknown) => refused,
+    )
+    expect(error).toBeInstanceOf(StoreOpenError)
+    expect((error as StoreOpenError).message).toContain(`${file}.journal holds changes to ${file}, which is missing`)
+    expect(await folderState(path.dirname(file))).toEqual(before)
+  })
+
   it('refuses a journal that is a folder, naming the journal', async () => {
     const file = await crashedDataFile()
     await rm(`${file}.journal`)

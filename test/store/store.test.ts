@@ -3,7 +3,7 @@ import { chmod, open, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { crc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { openStore, type Store } from '../../server/store/index.js'
+import { StoreOpenError, openStore, type Store } from '../../server/store/index.js'
 import { expectMode } from '../helpers/platform.js'
 import { journalContentOf } from '../../server/store/journal-file.js'
 import { journalLines, journalText, openTestStore, payment, tempDataFile, type TestSchema } from './temp-store.js'
@@ -224,7 +224,7 @@ describe('store on disk', () => {
     await store.close()
   })
 
-  it('is fresh only when neither a snapshot nor a journal held data', async () => {
+  it('is fresh only when neither a snapshot nor a journal held data; a journal alone is refused', async () => {
     const file = await tempDataFile()
     const first = await openTestStore(file)
     expect(first.fresh).toBe(true)
@@ -237,9 +237,8 @@ describe('store on disk', () => {
     await second.store.close()
     await rm(file)
     await writeFile(`${file}.journal`, journal)
-    const fromJournalOnly = await openTestStore(file)
-    expect(fromJournalOnly.fresh).toBe(false)
-    await fromJournalOnly.store.close()
+    // Changes whose snapshot was lost (refusals.test.ts): neither fresh nor data to open.
+    await expect(openTestStore(file)).rejects.toThrow(StoreOpenError)
   })
 
   it('keeps collections the file has but the code no longer declares', async () => {
