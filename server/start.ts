@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import { constants } from 'node:fs'
 import { access, stat } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { bulaVersion } from '../src/package-root.js'
@@ -12,7 +12,7 @@ import { recordProblem } from './domain/records.js'
 import { allowedHostName } from './domain/urls.js'
 import { registerDeliveryJobs } from './events/delivery.js'
 import { createApp } from './http/app.js'
-import { answerClientErrors, answerConnect } from './http/client-error.js'
+import { answerClientErrors, answerConnect, refuseUnroutable } from './http/client-error.js'
 import { registerCheckoutJobs } from './services/checkout-sessions.js'
 import { registerIdempotencyPurge } from './services/idempotency.js'
 import { registerPayoutJobs } from './services/payouts.js'
@@ -130,7 +130,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const logging = { log, logRequests: options.logRequests ?? true }
   const app = createApp({ ctx, version, ...logging, listenHost: host })
   // Node's own refusal of an HTTP/1.1 request without Host is a bare 400; the Host check answers it with the envelope.
-  const server: Server = createServer({ requireHostHeader: false }, app).listen(options.port ?? 4111, host)
+  const unroutable = refuseUnroutable(logging)
+  // An Express app takes a third argument, called when its router cannot route the request (app.handle's
+  // callback; without it, Express's own HTML 404). Its types declare only the two of a Node handler.
+  const route = app as unknown as (req: IncomingMessage, res: ServerResponse, done: () => void) => void
+  const server: Server = createServer({ requireHostHeader: false }, (req, res) => route(req, res, () => unroutable(req, res))).listen(options.port ?? 4111, host)
   server.on('clientError', answerClientErrors(logging))
   server.on('connect', answerConnect(logging))
   // An Expect other than 100-continue, which Node answers with a bare 417 unless told: HTTP lets a server ignore it.

@@ -96,6 +96,27 @@ function refuseOnSocket(socket: Duplex, refusal: ApiError): string {
 }
 
 /**
+ * What the app answers when its router gives up before the first route: a
+ * request target whose host does not parse (`GET http://[evil/v1/… HTTP/1.1`,
+ * an absolute form) leaves Express no path to route, and its own last answer
+ * is an HTML 404 without the envelope or a request id.
+ */
+export function refuseUnroutable(options: { log: (line: string) => void; logRequests: boolean }): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (res.headersSent) {
+      res.destroy()
+      return
+    }
+    const refusal = apiError('invalid_request', 'The request target is neither a path nor a URL that can be read.')
+    const requestId = newId('req')
+    const body = JSON.stringify(refusal.toEnvelope())
+    res.writeHead(refusal.status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId })
+    res.end(body)
+    if (options.logRequests) options.log(`${req.method ?? ''} (unreadable target) ${refusal.status} ${requestId}`)
+  }
+}
+
+/**
  * The server's `connect` listener. Node hands a CONNECT request (a proxy's
  * tunnel) to it instead of to the app, and without one closes the
  * connection without a word; no route takes the method, so it is 404

@@ -54,6 +54,15 @@ describe('requests Node cannot read', () => {
     expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_request', message: expect.stringMatching(/^The request could not be read as HTTP/) } })
   })
 
+  // Found by an adversarial pass: Express's router finds no path in these and answered with its own HTML 404.
+  it.each(['http://[evil/v1/merchants/me', 'http://[::1/v1/merchants/me'])('answers the absolute target %s, whose host does not parse, with 400 invalid_request', async (target) => {
+    const answer = await sendRaw(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
+    expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request')
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': expect.stringMatching(/^req_/) })
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_request', message: 'The request target is neither a path nor a URL that can be read.' } })
+    expect(logLines).toContainEqual(expect.stringContaining(`GET (unreadable target) 400 ${answer.headers['x-request-id']}`))
+  })
+
   it('answers a header with a character HTTP forbids with 400 invalid_request', async () => {
     const answer = await sendRaw('GET /_sim/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Bad: a\u0001b\r\n\r\n')
     expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request')
