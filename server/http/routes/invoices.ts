@@ -17,7 +17,7 @@ import { idempotentReply } from '../handle.js'
 
 export function invoicesRouter(ctx: ServiceContext): Router {
   const router = apiRouter()
-  // 403 business_only on every Invoice route, before anything else is looked at (spec).
+  // 403 business_only on every Invoice route (spec), once the key is known to be a secret one and before anything else.
   const route = apiRoutes(router, ctx, { guard: requireBusiness })
   route(
     {
@@ -48,7 +48,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
     ({ caller, query }) => ({ body: listInvoices(ctx, caller, query) }),
   )
   route(
-    { method: 'get', path: '/:id', summary: 'Get an Invoice by its integer id', description: 'Ids are integers per merchant and mode; any other id is 404. Overdue is computed on the merchant\'s clock.', auth: 'secret', response: { body: invoiceSchema }, errors: ['business_only'] },
+    { method: 'get', path: '/:id', summary: 'Get an Invoice by its integer id', description: 'Ids are integers from one sequence for every merchant, never reused; another merchant\'s or the other mode\'s id is 404, as is any id that is not one. Overdue is computed on the merchant\'s clock.', auth: 'secret', response: { body: invoiceSchema }, errors: ['business_only'] },
     ({ caller, params }) => ({ body: getInvoice(ctx, caller, params.id!) }),
   )
   route(
@@ -56,7 +56,7 @@ export function invoicesRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/:id/send',
       summary: 'Send a draft: it gets its number',
-      description: 'Issues the next number (prefix and counter; a number is never issued twice), opens its hosted page and emits `invoice.sent`.',
+      description: 'Issues the next number (prefix and counter; a number is never issued twice), and opens its hosted page (`url`, `pdfUrl`). No event is sent: the spec has no Invoice events, and a paid Invoice shows in `checkout_session.succeeded` (its `invoiceNumber`).',
       auth: 'secret',
       idempotencyKey: true,
       response: { body: invoiceSchema },
