@@ -51,6 +51,17 @@ async function busyMerchant() {
 }
 
 describe('signing in', () => {
+  // A HEAD went through the GET route and used the link up: a link checker or a chat preview signed nobody in.
+  it('leaves the link unused by a HEAD, which sets no cookie; the GET after it signs in', async () => {
+    const { keys } = await signupMerchant(base)
+    const link = await call(base, 'POST', '/_sim/dashboard/login-links', { key: keys.secret })
+    const head = await fetch(link.body.url as string, { method: 'HEAD', redirect: 'manual' })
+    expect([head.status, head.headers.getSetCookie()]).toEqual([200, []])
+    const get = await fetch(link.body.url as string, { redirect: 'manual' })
+    expect([get.status, get.headers.get('location')]).toEqual([303, '/dashboard'])
+    expect(get.headers.getSetCookie().some((cookie) => cookie.startsWith('bula_dashboard='))).toBe(true)
+  })
+
   it('bula dashboard\'s link signs in once; the address holds a random token, never the key', async () => {
     const { keys } = await signupMerchant(base)
     const link = await call(base, 'POST', '/_sim/dashboard/login-links', { key: keys.secret })

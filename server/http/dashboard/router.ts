@@ -102,6 +102,12 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
   router.get('/login/:token', (req, res) => {
     // Before the link is used up: a link refused for its query still works without it.
     noQuery(req)
+    // Express answers HEAD with this route: a link checker or a chat app's preview (a HEAD before the click) would
+    // use the link up. It only learns that the address answers, not whether the link is still good.
+    if (req.method === 'HEAD') {
+      res.status(200).type('html').end()
+      return
+    }
     const session = sessions.redeemLoginLink(String(req.params.token))
     if (!session) {
       signInPage(res, 401, 'That sign-in link has been used or has expired. Run `bula dashboard` again, or sign in with a secret key.')
