@@ -176,7 +176,7 @@ describe.skipIf(skipBrowserTests)('the dashboard forms a newcomer meets', () => 
     const word = 'W'.repeat(100)
     const invoice = await api.post(
       '/v1/invoices',
-      { customerName: `C${'c'.repeat(99)}`, dueDate: '2026-12-31', items: [{ description: word, quantity: 1, unitPrice: 123456 }] },
+      { customerName: `C${'c'.repeat(99)}`, customerEmail: 'long@words.example', dueDate: '2026-12-31', items: [{ description: word, quantity: 1, unitPrice: 123456 }] },
       { headers: { 'idempotency-key': 'forms-long-word' } },
     )
     const session = await api.post('/v1/checkout-sessions', { amount: 500, currency: 'FJD', metadata: { ['k'.repeat(40)]: 'v'.repeat(500) } }, { headers: { 'idempotency-key': 'forms-long-metadata' } })
@@ -197,6 +197,22 @@ describe.skipIf(skipBrowserTests)('the dashboard forms a newcomer meets', () => 
     })()`)
     expect(amountLines).toBe(1)
     await shootBoth('long-word')
+
+    // The e-mail's card is a table too: the name made it 1,142 px wide on a phone, and 1,126 px of a 480 px card at a desk.
+    await api.post(`/v1/invoices/${invoice.body.id}/send`, undefined, { headers: { 'idempotency-key': 'forms-long-word-send' } })
+    const email = (await api.post(`/_sim/invoices/${invoice.body.id}/email`)).body.email as { id: string }
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 })
+      await open(`/outbox/${email.id}/html`)
+      const sizes = await page.evaluate<{ overflow: number; card: number }>(`({
+        overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        card: document.querySelector('table').getBoundingClientRect().width,
+      })`)
+      expect(sizes.overflow, String(width)).toBe(0)
+      expect(sizes.card, String(width)).toBeLessThanOrEqual(480)
+      await saveScreenshot(page, `dashboard-fixed-long-word-email-${width}`)
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
   })
 
   it('greets a browser at the base URL with the start page', async () => {
