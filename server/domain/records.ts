@@ -19,6 +19,7 @@ import {
   quoteCurrencySchema,
   rateStringSchema,
   sessionStatusSchema,
+  textLineSchema,
   tierSchema,
   vatNumberSchema,
   verificationStatusSchema,
@@ -101,7 +102,7 @@ export const verificationRecordSchema = z.strictObject({
 export type VerificationRecord = z.infer<typeof verificationRecordSchema>
 
 export const merchantSettingsRecordSchema = z.strictObject({
-  displayName: z.string().trim().min(1).max(100),
+  displayName: textLineSchema(100),
   /** The seller's VAT number on invoices; absent in data written before it existed, which means none. */
   vatNumber: vatNumberSchema.nullable().optional(),
   invoicePrefix: invoicePrefixSchema,
@@ -124,7 +125,7 @@ export const nextPayoutFailureSchema = z.string().trim().min(1).max(200).nullabl
 export const merchantRecordSchema = z.strictObject({
   id: merchantId,
   email: text(254),
-  name: z.string().trim().min(1).max(100),
+  name: textLineSchema(100),
   tier: tierSchema,
   createdAt: time,
   /** The merchant's clock is real time plus this offset (docs/simulator.md, "The clock"). */

@@ -39,6 +39,23 @@ export const httpsUrlSchema = z
     description: 'HTTPS. Test mode also takes http://localhost, http://127.0.0.1, http://[::1] and the names given to `bula serve --allowed-host`.',
   })
 
+/**
+ * One line of text that people read (a name, a label, an item), trimmed, of
+ * 1 to `max` characters, without control characters: a line break in a
+ * display name became a header line of its own in an invoice e-mail's
+ * subject (`Bcc: …`) and in the PDF's author, and a NUL, a tab or a line
+ * break was lost when the dashboard's one-line field saved the value again.
+ */
+export const textLineSchema = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    // The control characters are the point of this pattern.
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'must be one line, without control characters')
+
 /** A request body that must be absent or an empty JSON object. */
 export const emptyBodySchema = z.strictObject({})
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { MAX_AMOUNT, providerSchema } from './checkout-sessions.js'
-import { integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
+import { integerQuerySchema, limitQuerySchema, modeSchema, textLineSchema, timestampSchema } from './common.js'
 import { DUE_DATE_RANGE, PAYMENT_OUTCOMES, isInDueDateRange } from './enums.js'
 
 // Kept here too for the simulator, which takes its values from this module (the dashboard's date field).
@@ -12,7 +12,7 @@ export type InvoiceStatus = z.infer<typeof invoiceStatusSchema>
 export const MAX_ITEMS = 50
 
 export const invoiceItemSchema = z.strictObject({
-  description: z.string().trim().min(1).max(200),
+  description: textLineSchema(200),
   quantity: z.number().int().min(1).max(9999),
   /** FJD cents, excluding tax. */
   unitPrice: z.number().int().min(0).max(MAX_AMOUNT),
@@ -45,14 +45,14 @@ export const taxPercentSchema = z
  * hold the merchant's (`vatNumber`); an Invoice's own `vatNumber` overrides it
  * for that invoice (docs/invoices-pdf-and-page.md, "Who the VAT number belongs to").
  */
-export const vatNumberSchema = z.string().trim().min(1).max(40)
+export const vatNumberSchema = textLineSchema(40)
 
 export const invoiceFields = {
-  customerName: z.string().trim().min(1).max(100),
+  customerName: textLineSchema(100),
   dueDate: dueDateSchema,
   items: z.array(invoiceItemSchema).min(1).max(MAX_ITEMS),
   customerEmail: z.email().max(254),
-  taxLabel: z.string().trim().min(1).max(40),
+  taxLabel: textLineSchema(40),
   taxPercent: taxPercentSchema,
   vatNumber: vatNumberSchema,
 }

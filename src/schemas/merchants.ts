@@ -1,9 +1,9 @@
 import { z } from 'zod'
-import { modeSchema, payoutScheduleSchema, tierSchema, timestampSchema } from './common.js'
+import { modeSchema, payoutScheduleSchema, textLineSchema, tierSchema, timestampSchema } from './common.js'
 
 export const signupRequestSchema = z.strictObject({
   email: z.email().max(254),
-  name: z.string().trim().min(1).max(100),
+  name: textLineSchema(100),
   tier: tierSchema,
 })
 export type SignupRequest = z.infer<typeof signupRequestSchema>

@@ -1,12 +1,12 @@
 import { z } from 'zod'
-import { modeSchema, payoutScheduleSchema } from './common.js'
+import { modeSchema, payoutScheduleSchema, textLineSchema } from './common.js'
 import { vatNumberSchema } from './invoices.js'
 
 export const payoutDestinationSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('bank_account'),
-    bankName: z.string().trim().min(1).max(100),
-    accountName: z.string().trim().min(1).max(100),
+    bankName: textLineSchema(100),
+    accountName: textLineSchema(100),
     accountNumber: z.string().regex(/^[0-9]{6,20}$/, 'must be 6 to 20 digits'),
   }),
   z.strictObject({
@@ -40,7 +40,7 @@ export const settingsSchema = z.object({
 export type Settings = z.infer<typeof settingsSchema>
 
 export const updateSettingsRequestSchema = z.strictObject({
-  displayName: z.string().trim().min(1).max(100).optional(),
+  displayName: textLineSchema(100).optional(),
   /** null removes it. */
   vatNumber: vatNumberSchema.nullable().optional(),
   invoicePrefix: invoicePrefixSchema.optional(),

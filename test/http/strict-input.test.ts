@@ -113,3 +113,39 @@ describe('every route is strict', () => {
     expect(direct.filter((line) => line.includes('The body must be a JSON object.'))).toHaveLength(3)
   })
 })
+
+// Found by an adversarial pass: a display name of "Evil\r\nBcc: victim@x.test" became a header line of its own in
+// an invoice e-mail's subject and in the PDF's author, and the dashboard's one-line fields lost tabs and line breaks.
+describe('one-line text', () => {
+  const business = async () => {
+    const { keys } = await signupMerchant(server().baseUrl, 'business')
+    return keys.secret
+  }
+  const invoice = { customerName: 'Nadi Hotel', dueDate: '2026-12-31', items: [{ description: 'Mats', quantity: 1, unitPrice: 100 }] }
+  const destination = { type: 'bank_account', bankName: 'BSP', accountName: 'Kai Store Ltd', accountNumber: '12345678' }
+
+  it.each(['Evil\r\nBcc: victim@x.test', 'tab\there', 'nul\u0000', 'bell\u0007', 'del\u007f', 'c1\u0085'])('refuses %j wherever a name, label or item is typed, naming the field', async (text) => {
+    const key = await business()
+    const cases: [string, string, object, string][] = [
+      ['POST', '/_sim/merchants', { email: 'a@b.example', name: text, tier: 'business' }, 'name'],
+      ['PATCH', '/_sim/settings', { displayName: text }, 'displayName'],
+      ['PATCH', '/_sim/settings', { vatNumber: text }, 'vatNumber'],
+      ['PATCH', '/_sim/settings', { payoutDestination: { ...destination, bankName: text } }, 'payoutDestination.bankName'],
+      ['POST', '/v1/invoices', { ...invoice, customerName: text }, 'customerName'],
+      ['POST', '/v1/invoices', { ...invoice, items: [{ ...invoice.items[0], description: text }] }, 'items[0].description'],
+      ['POST', '/v1/invoices', { ...invoice, taxLabel: text, taxPercent: 15 }, 'taxLabel'],
+    ]
+    for (const [method, path, body, param] of cases) {
+      const answer = await call(server().baseUrl, method, path, { key, headers: { 'idempotency-key': `line-${param}-${Math.random()}` }, body })
+      expect([answer.status, answer.body.error?.code, answer.body.error?.param], `${method} ${path} ${param}`).toEqual([400, 'invalid_request', param])
+      expect(answer.body.error.message).toContain('must be one line, without control characters')
+    }
+    expect((await call(server().baseUrl, 'GET', '/v1/invoices', { key })).body.data).toEqual([])
+  })
+
+  it('takes the marks and scripts a name may hold, and trims the ends as before', async () => {
+    const key = await business()
+    const named = await call(server().baseUrl, 'PATCH', '/_sim/settings', { key, body: { displayName: '  Ōtā & Sons « كافا » \u200d Ltd  ' } })
+    expect([named.status, named.body.displayName]).toEqual([200, 'Ōtā & Sons « كافا » \u200d Ltd'])
+  })
+})
