@@ -220,6 +220,12 @@ describe('POST /v1/checkout-sessions', () => {
       ['successUrl with a space', () => ({ amount: 100, currency: 'FJD', successUrl: 'https://shop.example/thank you' }), bad, 'successUrl'],
       ['cancelUrl with a space', () => ({ amount: 100, currency: 'FJD', cancelUrl: 'https://shop.example/no thanks' }), bad, 'cancelUrl'],
       ['successUrl with %20', () => ({ amount: 100, currency: 'FJD', successUrl: 'https://shop.example/thank%20you' }), ok],
+      // z.url() dropped a line break or a tab inside the URL without a word and kept a NUL; "https:///x" means https://x/.
+      ['successUrl with a line break', () => ({ amount: 100, currency: 'FJD', successUrl: 'https://shop.example/x\ny' }), bad, 'successUrl'],
+      ['successUrl with a tab', () => ({ amount: 100, currency: 'FJD', successUrl: 'https://shop.example/x\ty' }), bad, 'successUrl'],
+      ['cancelUrl with a NUL', () => ({ amount: 100, currency: 'FJD', cancelUrl: 'https://shop.example/x\u0000y' }), bad, 'cancelUrl'],
+      ['successUrl with no host after //', () => ({ amount: 100, currency: 'FJD', successUrl: 'https:///shop.example/ok' }), bad, 'successUrl'],
+      ['successUrl with spaces around it, trimmed', () => ({ amount: 100, currency: 'FJD', successUrl: '  https://shop.example/ok ' }), ok],
       ['successUrl on localhost http (test mode)', () => ({ amount: 100, currency: 'FJD', successUrl: 'http://localhost:3000/ok' }), ok],
       ['cancelUrl on 127.0.0.1 http (test mode)', () => ({ amount: 100, currency: 'FJD', cancelUrl: 'http://127.0.0.1:3000/no' }), ok],
       ['customerEmail of 254', () => ({ amount: 100, currency: 'FJD', customerEmail: email(254) }), ok],
