@@ -5,6 +5,7 @@ import { isJsonText } from '../../src/json.js'
 import { EVENT_TYPES, KEY_TYPES } from '../../src/schemas/enums.js'
 import {
   MAX_AMOUNT,
+  MAX_INVOICE_NUMBER,
   deliveryStatusSchema,
   invoiceFields,
   invoicePrefixSchema,
@@ -48,8 +49,6 @@ export const MAX_CLOCK_OFFSET_MS = 100 * 366 * DAY
  * clock falls behind real time. 400 days of waiting is past any run.
  */
 export const MIN_CLOCK_OFFSET_MS = -400 * DAY
-/** The invoice counter's range (numbers are padded to at least 4 digits). */
-const MAX_INVOICE_NUMBER = 999_999_999
 
 const time = z.number().int().min(0).max(MAX_TIMESTAMP)
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)

@@ -2,6 +2,7 @@ import { apiError } from '../domain/error-catalog.js'
 import { invalidRequest, invalidState, notFound } from '../../src/errors.js'
 import {
   MAX_INVOICE_ID,
+  MAX_INVOICE_NUMBER,
   type CreateInvoiceRequest,
   type Invoice,
   type InvoiceList,
@@ -174,6 +175,9 @@ export function sendInvoice(ctx: ServiceContext, caller: Caller, id: string, key
     const taken = (number: string): boolean =>
       ctx.store.lookup('invoices', 'byNumber', invoiceNumberKey({ id: '', merchantId: caller.merchant.id, mode: caller.mode, number })) !== undefined
     while (taken(formatInvoiceNumber(invoicePrefix, n))) n++
+    if (n >= MAX_INVOICE_NUMBER) {
+      throw invalidState(`No invoice number is left in ${caller.mode} mode: the counter is at ${n.toLocaleString('en')}, and numbers are never reused.`)
+    }
     const settings: MerchantRecord['settings'] = {
       ...merchant.settings,
       invoiceNextNumber: { ...merchant.settings.invoiceNextNumber, [caller.mode]: n + 1 },

@@ -39,12 +39,19 @@ export const settingsSchema = z.object({
 })
 export type Settings = z.infer<typeof settingsSchema>
 
+/**
+ * The invoice counter's range (numbers are padded to at least 4 digits): the
+ * next number, as Settings and a state file hold it. The last number a send
+ * may issue is one less, so that the counter after it is still in range.
+ */
+export const MAX_INVOICE_NUMBER = 999_999_999
+
 export const updateSettingsRequestSchema = z.strictObject({
   displayName: textLineSchema(100).optional(),
   /** null removes it. */
   vatNumber: vatNumberSchema.nullable().optional(),
   invoicePrefix: invoicePrefixSchema.optional(),
-  invoiceNextNumber: z.number().int().min(1).max(99_999_999).optional(),
+  invoiceNextNumber: z.number().int().min(1).max(MAX_INVOICE_NUMBER).optional(),
   receiptsEnabled: z.boolean().optional(),
   payoutSchedule: payoutScheduleSchema.optional(),
   payoutDestination: payoutDestinationSchema.nullable().optional(),

@@ -236,6 +236,24 @@ describe('send, void and numbering', () => {
     expect(new Set(numbers).size).toBe(numbers.length)
   })
 
+  // Found by an adversarial pass: past 99,999,999 the counter was out of the range Settings took, so the dashboard's
+  // Settings form, which sends it back, could never be saved again.
+  it('takes the counter Settings show back after it passes 8 digits, and refuses a send once no number is left', async () => {
+    const { api, create, send } = await business()
+    expect((await api.patch('/_sim/settings', { invoiceNextNumber: 99_999_999 })).status).toBe(200)
+    expect((await send((await create()).body.id)).body.number).toBe('INV-99999999')
+    const counter = (await api.get('/_sim/settings')).body.invoiceNextNumber
+    expect(counter).toBe(100_000_000)
+    expect((await api.patch('/_sim/settings', { invoiceNextNumber: counter, displayName: 'Renamed' })).status).toBe(200)
+    expect((await api.patch('/_sim/settings', { invoiceNextNumber: 999_999_999 })).status).toBe(200)
+    expect((await api.patch('/_sim/settings', { invoiceNextNumber: 1_000_000_000 })).body.error.param).toBe('invoiceNextNumber')
+    const last = (await create()).body
+    const refused = await send(last.id)
+    expect([refused.status, refused.body.error.code, refused.body.error.message]).toEqual([409, 'invalid_state', 'No invoice number is left in test mode: the counter is at 999,999,999, and numbers are never reused.'])
+    expect((await api.get(`/v1/invoices/${last.id}`)).body.status).toBe('draft')
+    expect((await api.post('/_sim/state/import', (await api.get('/_sim/state')).body)).status).toBe(200)
+  })
+
   it('labels a tax line sent without a label "Tax": taxLabel is null only when there is no tax line', async () => {
     const { api, create, send } = await business()
     const unlabelled = (await create(draft({ taxPercent: 10 }))).body

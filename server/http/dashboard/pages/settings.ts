@@ -1,5 +1,6 @@
 import type { Router } from 'express'
 import {
+  MAX_INVOICE_NUMBER,
   payoutScheduleSchema,
   rejectVerificationRequestSchema,
   submitVerificationRequestSchema,
@@ -129,6 +130,7 @@ export function registerSettingsPages(kit: DashboardKit, router: Router): void {
         vatNumber: value('vatNumber'),
         invoicePrefix: value('invoicePrefix'),
         invoiceNextNumber: value('invoiceNextNumber'),
+        maxInvoiceNumber: String(MAX_INVOICE_NUMBER),
         checkboxes: liveUnlocked ? CHECKBOXES.join(' ') : 'receiptsEnabled',
         receiptsChecked: checked(value('receiptsEnabled') === 'true'),
         scheduleOptions: kit.options(
