@@ -275,7 +275,11 @@ export function replayJournal(
   try {
     entry = JSON.parse(unterminated)
   } catch {
-    warn(`${file}: dropped an incomplete last line (${lineNumber}), left by a crash during a write that was never acknowledged.`)
+    // A torn write and a file cut short another way look the same here: the warning says both.
+    warn(
+      `${file}: dropped an incomplete last line (${lineNumber}). A crash during a write leaves one, and that write was never acknowledged; ` +
+        'a journal cut short another way (copied while it was written, truncated) has also lost the lines after it.',
+    )
     return
   }
   applyLine(entry, file, lineNumber, apply, check)
