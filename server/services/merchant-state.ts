@@ -308,6 +308,7 @@ function applyImport(ctx: ServiceContext, caller: Caller, body: unknown, parsed:
   const { part, docs, balance } = checkImport(ctx, caller, body, parsed)
   const { id } = caller.merchant
   const { mode } = caller
+  const clockBefore = ctx.clock.now(id)
   clearMode(ctx, id, mode)
   let imported = 0
   for (const name of STATE_COLLECTIONS) {
@@ -344,7 +345,13 @@ function applyImport(ctx: ServiceContext, caller: Caller, body: unknown, parsed:
   for (const delivery of docs.deliveries) {
     if (delivery.status === 'pending' && delivery.nextAttemptAt !== null) scheduleTargetedJob(ctx, DELIVER_JOB, delivery, delivery.nextAttemptAt)
   }
-  scheduleSettlement(ctx, id)
+  // A file whose clock is ahead moves the merchant's on, past settlement runs it never made: they run now, as an
+  // advance would run them, planned from the later of the clock before and the file's last payment or Payout, so
+  // that no run sweeps a payment dated after it. They used to be skipped, both modes' (the runs are the merchant's).
+  let lastMoneyAt = 0
+  for (const session of docs.checkoutSessions) if (session.status === 'succeeded') lastMoneyAt = Math.max(lastMoneyAt, session.endedAt ?? 0)
+  for (const payout of docs.payouts) lastMoneyAt = Math.max(lastMoneyAt, payout.createdAt)
+  scheduleSettlement(ctx, id, Math.max(clockBefore, lastMoneyAt))
   ctx.clock.reload()
   return { merchantId: id, mode, imported }
 }

@@ -21,12 +21,16 @@ import { formatFjd } from '../../src/money.js'
 
 export const SETTLEMENT_JOB = 'settlement.run'
 
-/** Plans the merchant's next settlement run from its schedule, replacing any planned one. */
-export function scheduleSettlement(ctx: ServiceContext, merchantId: string): void {
+/**
+ * Plans the merchant's next settlement run from its schedule, replacing any
+ * planned one: the first run after `from` (now, unless an import moved the
+ * clock past runs that are still to be made).
+ */
+export function scheduleSettlement(ctx: ServiceContext, merchantId: string, from = ctx.clock.now(merchantId)): void {
   const merchant = ctx.store.get('merchants', merchantId)
   if (!merchant) return
   if (merchant.settlementJobId !== null) ctx.clock.cancel(merchant.settlementJobId)
-  const at = nextSettlementAt(merchant.settings.payoutSchedule, ctx.clock.now(merchantId))
+  const at = nextSettlementAt(merchant.settings.payoutSchedule, from)
   const job = at === null ? null : ctx.clock.schedule(merchantId, SETTLEMENT_JOB, at)
   ctx.store.put('merchants', { ...ctx.store.get('merchants', merchantId)!, settlementJobId: job?.id ?? null })
 }

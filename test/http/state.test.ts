@@ -145,6 +145,27 @@ describe('/_sim/state', () => {
     await receiver.close()
   })
 
+  // Found by an adversarial pass: a file whose clock is ahead moved the merchant's on past settlement runs that then
+  // never ran, and the next run, days later, was dated then.
+  it('makes the settlement runs an import moves the clock past, each at its own time', async () => {
+    const day = 24 * 60 * 60 * 1000
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    await api.patch('/_sim/settings', { payoutSchedule: 'daily' })
+    const session = (await api.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD' }, key())).body
+    const paid = (await api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })).body.paymentIntent
+    const exported = (await api.get('/_sim/state')).body
+    exported.collections.merchants[0].clockOffsetMs += 5 * day
+    expect((await api.post('/_sim/state/import', exported)).status).toBe(200)
+    const firstRun = Math.floor(paid.updatedAt / day) * day + day
+    await expect.poll(async () => (await api.get('/v1/payouts')).body.data.map((payout: { amount: number; createdAt: number }) => [payout.amount, payout.createdAt])).toEqual([[1500, firstRun]])
+    expect((await api.get('/v1/merchants/me')).body.balance).toBe(0)
+    // The runs after it found nothing; the next one is planned after the imported clock, not from days before it.
+    const advanced = (await api.post('/_sim/clock/advance', { ms: day })).body
+    expect(advanced.ran.filter((action: { kind: string }) => action.kind === 'settlement.run')).toHaveLength(1)
+    expect((await api.post('/_sim/state/import', (await api.get('/_sim/state')).body)).status).toBe(200)
+  })
+
   it('refuses another merchant’s state, and anything that is not a state file', async () => {
     const a = await busyMerchant()
     const b = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
