@@ -62,6 +62,9 @@ export const textLineSchema = (max: number) =>
     // The control characters are the point of this pattern.
     // eslint-disable-next-line no-control-regex
     .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, 'must be one line, without control characters')
+    // As documented, with what trim() and min(1) add: something besides spaces. A client generating from the
+    // document otherwise sends "  ", which trims to nothing.
+    .meta({ pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$' })
 
 /** A request body that must be absent or an empty JSON object. */
 export const emptyBodySchema = z.strictObject({})

@@ -14,12 +14,50 @@ const HOSTILE = '\u001b]0;pwned\u0007\u001b[2J\u001b[31mRED\u009b2J\u202eevil'
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
 
 /** No colour from chalk: any ESC left in the output came from the data. */
-const plainEnv = (merchant: Pick<TestMerchant, 'env'>) => ({ ...merchant.env, NO_COLOR: '1', FORCE_COLOR: '0' })
+const plainEnv = (merchant: { env: Partial<TestMerchant['env']> }) => ({ ...merchant.env, NO_COLOR: '1', FORCE_COLOR: '0' })
 
 /** The command's human output shows the hostile value escaped, on stdout and stderr alike. */
 function expectEscaped(result: CliResult, what: string): void {
   expect(result.stdout + result.stderr, what).not.toMatch(UNSAFE)
   expect(result.stdout + result.stderr, what).toContain('\\u001b]0;pwned\\u0007')
+}
+
+/** Stands for HOSTILE (and a line break) in what the simulator stores: it refuses control characters in names and URLs. */
+const MARK = 'HOSTILEMARK'
+const LINE_BREAK_MARK = 'LINEBREAKMARK'
+
+/**
+ * A server in front of the simulator that answers what it answers, with
+ * MARK put back as HOSTILE: what the real service, or a data file of an
+ * older version, could send, and what the CLI must still show as text.
+ */
+async function hostileProxy(target: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const inJson = (text: string) => JSON.stringify(text).slice(1, -1)
+  const proxy = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => name !== 'host' && name !== 'content-length')) as Record<string, string>
+      const body = chunks.length === 0 ? undefined : Buffer.concat(chunks)
+      void fetch(`${target}${request.url ?? '/'}`, { method: request.method, headers, body }).then(async (answer) => {
+        const text = (await answer.text()).replaceAll(MARK, inJson(HOSTILE)).replaceAll(LINE_BREAK_MARK, inJson('\n'))
+        response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' })
+        response.end(text)
+      })
+    })
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, close: () => new Promise((resolve) => proxy.close(() => resolve())) }
+}
+
+/** `merchant`'s environment with the CLI pointed at a hostileProxy, colour off. */
+async function throughProxy<T>(merchant: { env: Partial<TestMerchant['env']> }, run: (env: Record<string, string | undefined>) => Promise<T>): Promise<T> {
+  const proxy = await hostileProxy(server().baseUrl)
+  try {
+    return await run({ ...plainEnv(merchant), BULA_BASE_URL: proxy.url })
+  } finally {
+    await proxy.close()
+  }
 }
 
 describe('data in the human output cannot drive the terminal', () => {
@@ -40,40 +78,46 @@ describe('data in the human output cannot drive the terminal', () => {
 
   it('invoices get and list show a hostile customer name and item description escaped', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    const invoice = await merchant.api.createInvoice({ customerName: `Cust ${HOSTILE}`, items: [{ description: `Item ${HOSTILE}\nsecond line`, quantity: 1, unitPrice: 100 }] })
-    const got = await runCli(['invoices', 'get', String(invoice.id)], { env: plainEnv(merchant) })
-    expect(got.exitCode, got.stderr).toBe(0)
-    expectEscaped(got, 'invoices get')
-    // A line break in a table cell is shown, not obeyed: the item stays one row.
-    expect(got.stdout).toContain('\\nsecond line')
-    const list = await runCli(['invoices', 'list'], { env: plainEnv(merchant) })
-    expect(list.exitCode, list.stderr).toBe(0)
-    expectEscaped(list, 'invoices list')
+    const invoice = await merchant.api.createInvoice({ customerName: `Cust ${MARK}`, items: [{ description: `Item ${MARK}${LINE_BREAK_MARK}second line`, quantity: 1, unitPrice: 100 }] })
+    await throughProxy(merchant, async (env) => {
+      const got = await runCli(['invoices', 'get', String(invoice.id)], { env })
+      expect(got.exitCode, got.stderr).toBe(0)
+      expectEscaped(got, 'invoices get')
+      // A line break in a table cell is shown, not obeyed: the item stays one row.
+      expect(got.stdout).toContain('\\nsecond line')
+      const list = await runCli(['invoices', 'list'], { env })
+      expect(list.exitCode, list.stderr).toBe(0)
+      expectEscaped(list, 'invoices list')
+    })
   })
 
   it('merchants signup, merchants me and settings show the merchant\'s and display names escaped', async () => {
-    const signup = await runCli(['merchants', 'signup', '--email', 'hostile@example.test', '--name', `Shop ${HOSTILE}`, '--tier', 'business'], {
-      env: { BULA_BASE_URL: server().baseUrl, NO_COLOR: '1', FORCE_COLOR: '0' },
+    await throughProxy({ env: {} }, async (env) => {
+      const signup = await runCli(['merchants', 'signup', '--email', 'hostile@example.test', '--name', `Shop ${MARK}`, '--tier', 'business'], { env })
+      expect(signup.exitCode, signup.stderr).toBe(0)
+      expectEscaped(signup, 'merchants signup')
     })
-    expect(signup.exitCode, signup.stderr).toBe(0)
-    expectEscaped(signup, 'merchants signup')
 
     const merchant = await signupMerchant(server().baseUrl)
-    await succeed(merchant.api.patch('/_sim/settings', { displayName: `Display ${HOSTILE}` }))
-    const me = await runCli(['merchants', 'me'], { env: plainEnv(merchant) })
-    expect(me.exitCode, me.stderr).toBe(0)
-    expectEscaped(me, 'merchants me')
-    const settings = await runCli(['settings', 'show'], { env: plainEnv(merchant) })
-    expect(settings.exitCode, settings.stderr).toBe(0)
-    expectEscaped(settings, 'settings show')
+    await succeed(merchant.api.patch('/_sim/settings', { displayName: `Display ${MARK}` }))
+    await throughProxy(merchant, async (env) => {
+      const me = await runCli(['merchants', 'me'], { env })
+      expect(me.exitCode, me.stderr).toBe(0)
+      expectEscaped(me, 'merchants me')
+      const settings = await runCli(['settings', 'show'], { env })
+      expect(settings.exitCode, settings.stderr).toBe(0)
+      expectEscaped(settings, 'settings show')
+    })
   })
 
   it('webhooks list shows a hostile endpoint URL escaped', async () => {
     const merchant = await signupMerchant(server().baseUrl)
-    await succeed(merchant.api.post('/v1/webhook-endpoints', { url: `https://hooks.example.test/${HOSTILE}` }))
-    const list = await runCli(['webhooks', 'list'], { env: plainEnv(merchant) })
-    expect(list.exitCode, list.stderr).toBe(0)
-    expectEscaped(list, 'webhooks list')
+    await succeed(merchant.api.post('/v1/webhook-endpoints', { url: `https://hooks.example.test/${MARK}` }))
+    await throughProxy(merchant, async (env) => {
+      const list = await runCli(['webhooks', 'list'], { env })
+      expect(list.exitCode, list.stderr).toBe(0)
+      expectEscaped(list, 'webhooks list')
+    })
   })
 
   it('an error body from another server shows its code, message and param escaped; --json keeps them as sent', async () => {
