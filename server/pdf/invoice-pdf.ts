@@ -155,6 +155,20 @@ class InvoiceLayout {
     return { width: this.doc.widthOfString(shown, options), height: this.doc.heightOfString(shown, options) }
   }
 
+  /** `value` whole if it fits in `width` on one line, else as many of its first characters as fit, then "…". */
+  private shortened(value: string, width: number, style: TextStyle): string {
+    if (this.measure(value, style).width <= width) return value
+    const characters = Array.from(value)
+    let fits = 0
+    let tooMany = characters.length
+    while (tooMany - fits > 1) {
+      const middle = Math.floor((fits + tooMany) / 2)
+      if (this.measure(`${characters.slice(0, middle).join('')}…`, style).width <= width) fits = middle
+      else tooMany = middle
+    }
+    return `${characters.slice(0, fits).join('').trimEnd()}…`
+  }
+
   private apply(style: TextStyle): PDFKit.Mixins.TextOptions {
     this.doc
       .font(this.fonts[style.font ?? 'regular'])
@@ -399,12 +413,11 @@ class InvoiceLayout {
       }
       const footerY = PAGE_HEIGHT - 58
       this.rule(footerY, COLOURS.rule)
-      this.text(`${view.displayName}  ·  ${view.title} ${view.number}  ·  Amounts in Fijian dollars (FJD)`, MARGIN, footerY + 10, {
-        size: 8,
-        color: COLOURS.muted,
-        width: CONTENT_WIDTH - 90,
-        maxHeight: 10,
-      })
+      const footer: TextStyle = { size: 8, color: COLOURS.muted, width: CONTENT_WIDTH - 90, maxHeight: 10 }
+      const rest = `  ·  ${view.title} ${view.number}  ·  Amounts in Fijian dollars (FJD)`
+      // The name gives way, not the number or the currency: cut to the line as a whole, a long name hid both.
+      const name = this.shortened(view.displayName, CONTENT_WIDTH - 90 - this.measure(rest, { size: 8 }).width, { size: 8 })
+      this.text(`${name}${rest}`, MARGIN, footerY + 10, footer)
       this.text(`Page ${index - start + 1} of ${count}`, RIGHT - 80, footerY + 10, { size: 8, color: COLOURS.muted, width: 80, align: 'right' })
     }
   }

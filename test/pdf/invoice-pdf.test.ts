@@ -263,6 +263,8 @@ describe('the invoice PDF', () => {
         // Every page with item rows opens with the table header.
         if (/Item \d+:/.test(text)) expect(text, `page ${page}`).toMatch(/DESCRIPTION QTY UNIT PRICE AMOUNT\nItem \d+:/)
         expect(text).toContain(`Page ${page} of ${pages}`)
+        // The name gives way in the footer; the number and the currency stay (a long name hid both).
+        expect(text, `page ${page}`).toContain(`Invoice ${invoice.number}  ·  Amounts in Fijian dollars (FJD)`.replace(/ {2}/g, ' '))
       }
       const text = textOf(file)
       for (const item of items) expect(text).toContain(item.description)
