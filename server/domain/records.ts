@@ -6,6 +6,7 @@ import { EVENT_TYPES, KEY_TYPES } from '../../src/schemas/enums.js'
 import {
   MAX_AMOUNT,
   MAX_INVOICE_NUMBER,
+  emailAddressSchema,
   deliveryStatusSchema,
   invoiceFields,
   invoicePrefixSchema,
@@ -228,7 +229,7 @@ export const checkoutSessionRecordSchema = z.strictObject({
   /** The store id of the Invoice this session pays, if any. */
   invoiceId: z.string().regex(/^[0-9]{1,15}$/).nullable(),
   /** Live mode only, for the receipt; never returned, purged 30 days after the session ends. */
-  customerEmail: z.email().max(254).nullable(),
+  customerEmail: emailAddressSchema.nullable(),
   paymentIntentIds: z.array(idOf('pi')).max(100),
 })
 export type CheckoutSessionRecord = z.infer<typeof checkoutSessionRecordSchema>

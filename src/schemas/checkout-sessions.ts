@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { PAYMENT_OUTCOMES, PROVIDERS, QUOTE_CURRENCIES, SESSION_STATUSES } from './enums.js'
-import { httpsUrlSchema, integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
+import { emailAddressSchema, httpsUrlSchema, integerQuerySchema, limitQuerySchema, modeSchema, timestampSchema } from './common.js'
 
 export { MAX_AMOUNT } from '../money.js'
 import { MAX_AMOUNT } from '../money.js'
@@ -42,7 +42,7 @@ export const createCheckoutSessionRequestSchema = z
     successUrl: httpsUrlSchema.optional(),
     cancelUrl: httpsUrlSchema.optional(),
     metadata: metadataSchema.optional(),
-    customerEmail: z.email().max(254).optional(),
+    customerEmail: emailAddressSchema.optional(),
     expiresAt: timestampSchema.optional().meta({
       description: 'Unix ms on the merchant\'s clock, 30 minutes to 24 hours from now (default 24 hours).',
       // A range relative to the merchant's clock, which JSON Schema cannot state; test/fuzz/schema-driven.test.ts reads it.

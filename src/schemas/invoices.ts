@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { MAX_AMOUNT, providerSchema } from './checkout-sessions.js'
-import { integerQuerySchema, limitQuerySchema, modeSchema, textLineSchema, timestampSchema } from './common.js'
+import { emailAddressSchema, integerQuerySchema, limitQuerySchema, modeSchema, textLineSchema, timestampSchema } from './common.js'
 import { DUE_DATE_RANGE, PAYMENT_OUTCOMES, isInDueDateRange } from './enums.js'
 
 // Kept here too for the simulator, which takes its values from this module (the dashboard's date field).
@@ -51,7 +51,7 @@ export const invoiceFields = {
   customerName: textLineSchema(100),
   dueDate: dueDateSchema,
   items: z.array(invoiceItemSchema).min(1).max(MAX_ITEMS),
-  customerEmail: z.email().max(254),
+  customerEmail: emailAddressSchema,
   taxLabel: textLineSchema(40),
   taxPercent: taxPercentSchema,
   vatNumber: vatNumberSchema,

@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { modeSchema, payoutScheduleSchema, textLineSchema, tierSchema, timestampSchema } from './common.js'
+import { emailAddressSchema, modeSchema, payoutScheduleSchema, textLineSchema, tierSchema, timestampSchema } from './common.js'
 
 export const signupRequestSchema = z.strictObject({
-  email: z.email().max(254),
+  email: emailAddressSchema,
   name: textLineSchema(100),
   tier: tierSchema,
 })
