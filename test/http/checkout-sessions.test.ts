@@ -426,6 +426,8 @@ describe('GET /v1/checkout-sessions', () => {
     expect(await ids('status=pending')).toEqual([c.id, a.id])
     expect(await ids(`from=${b.createdAt}&to=${c.createdAt}`)).toEqual([c.id, b.id])
     expect(await ids(`from=${a.createdAt}&to=${a.createdAt}`)).toEqual([a.id])
+    // A window that holds nothing is an empty answer, not a bad request (docs/simulator.md).
+    expect(await ids(`from=${c.createdAt}&to=${a.createdAt - 1}`)).toEqual([])
     expect(await ids(`to=${a.createdAt - 1}`)).toEqual([])
   })
 
