@@ -83,6 +83,24 @@ describe.skipIf(skipBrowserTests)('the hosted invoice page in a browser', () => 
     await page.close()
   })
 
+  // A long value squeezed its label to "Billed / to" and "E- / mail" at a desk.
+  it('keeps each detail\'s label on one line beside a long value, at a desk and on a phone', async () => {
+    const { invoice } = await sentInvoice({ customerName: 'C'.repeat(100), customerEmail: `${'e'.repeat(60)}@${'d'.repeat(60)}.example` })
+    for (const width of [1280, 360]) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } })
+      await page.goto(invoice.url)
+      const lines = await page.evaluate<Record<string, number>>(`Object.fromEntries([...document.querySelectorAll('dt')].map((dt) => {
+        const range = document.createRange()
+        range.selectNodeContents(dt)
+        return [dt.textContent, range.getClientRects().length]
+      }))`)
+      expect(lines['Billed to'], String(width)).toBe(1)
+      expect(lines['E-mail'], String(width)).toBe(1)
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0)
+      await page.close()
+    }
+  })
+
   it('reads on a phone with a tax label of one 40-character word: it breaks, the amount stays on screen', async () => {
     const { invoice } = await sentInvoice({ taxLabel: 'EnvironmentAndClimateAdaptationLevyFijiX' })
     const page = await browser.newPage({ viewport: { width: 360, height: 780 }, isMobile: true, hasTouch: true })
