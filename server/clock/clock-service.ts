@@ -404,8 +404,10 @@ export class ClockService {
     let waitedMs = 0
     const settle = async (which: 'all' | 'one'): Promise<void> => {
       // While the advance waits, requests go on: the clock they read stops at the next action not yet run, so
-      // nothing they do can come after it in time and before it in fact (a payment swept by an earlier run).
-      if (moveClock) this.ceilings.set(merchantId, Math.min(target, this.heapOf(merchantId).earliestDueAt()))
+      // nothing they do can come after it in time and before it in fact (a payment swept by an earlier run). Never
+      // below what it reads now: a delivery back from waiting for a slot, or a queue rebuilt by an import, may be due
+      // earlier, and the clock never goes back.
+      if (moveClock) this.ceilings.set(merchantId, Math.max(this.now(merchantId), Math.min(target, this.heapOf(merchantId).earliestDueAt())))
       // Nothing in flight is nothing to wait for: a busy event loop's delay in resuming is not a receiver's.
       if (inFlight.size === 0) return
       const began = performance.now()
