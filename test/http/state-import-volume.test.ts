@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { importMerchantStateRequestSchema } from '../../src/schemas/index.js'
-import { MAX_BODY_CONTAINERS, MAX_BODY_KEY_NAMES } from '../../server/http/json-body.js'
+import { MAX_BODY_CONTAINERS, MAX_BODY_SHAPES } from '../../server/http/json-body.js'
 import { call, signupMerchant, useTestServer } from '../helpers/http.js'
 
 // docs/security.md ("State files"): POST /_sim/state/import takes up to 16 MiB, and a
@@ -56,26 +56,35 @@ describe('a body of more objects and arrays than any state file needs', () => {
     expect((await call(server().baseUrl, 'GET', '/_sim/state', { key: keys.secret })).body).toEqual(before.body)
   })
 
-  // Found by an adversarial pass: 16 MiB of 1.3 million different names held every other request for about 4 s.
-  it('is 413 for more different key names than any state file uses, in one object or in many, before it is parsed', async () => {
+  // Found by adversarial passes: 16 MiB of 1.3 million different names held every other request for about 4 s, and
+  // 16 MiB of objects of 8 keys drawn in any order from 20,000 names (fewer than 100,000 names in all) for 2.5 s.
+  const SHAPES_REFUSED = `The body's objects have more than ${MAX_BODY_SHAPES.toLocaleString('en')} different runs of key names (a name, or an order, new to the body).`
+  const names = (count: number, offset = 0) => Array.from({ length: count }, (_, i) => `"name${i + offset}":1`)
+
+  it('is 413 for more object shapes than any state file makes: new names in one object or many, or known names in new orders', async () => {
     const { keys } = await signupMerchant(server().baseUrl)
-    const names = (count: number, offset = 0) => Array.from({ length: count }, (_, i) => `"name${i + offset}":1`)
-    const oneObject = `{${names(MAX_BODY_KEY_NAMES + 1).join(',')}}`
-    const manyObjects = Array.from({ length: 1_001 }, (_, o) => `{${names(100, o * 100).join(',')}}`).join(',')
-    for (const items of [oneObject, manyObjects]) {
+    const oneObject = `{${names(MAX_BODY_SHAPES + 1).join(',')}}`
+    const manyObjects = Array.from({ length: 2_001 }, (_, o) => `{${names(100, o * 100).join(',')}}`).join(',')
+    // 1,000 names, 8 to an object in an order of their own (a seeded shuffle): about 8 new shapes an object.
+    let seed = 7
+    const next = () => (seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0)
+    const shuffled = Array.from({ length: 30_000 }, () => `{${Array.from({ length: 8 }, () => `"n${(next() >>> 16) % 1_000}":1`).join(',')}}`).join(',')
+    for (const items of [oneObject, manyObjects, shuffled]) {
       const response = await call(server().baseUrl, 'POST', '/_sim/state/import', { key: keys.secret, rawBody: importOf(items) })
       expect(response.status).toBe(413)
-      expect(response.body.error).toEqual({ code: 'payload_too_large', message: 'The body uses more than 100,000 different key names.' })
+      expect(response.body.error).toEqual({ code: 'payload_too_large', message: SHAPES_REFUSED })
     }
   })
 
-  it('counts a key name used again once, and a colon inside a string as no key', async () => {
+  it('takes a key name used again and a colon inside a string as no new shape, and an export whose sessions each have metadata keys of their own', async () => {
     const { keys } = await signupMerchant(server().baseUrl)
-    // 200,000 keys of two names, and 150,000 different values that hold a colon after an escaped quote: parsed, then
+    // 200,000 keys of two names; 150,000 different values that hold a colon after an escaped quote; 5,100 objects of 20
+    // names of their own (102,000 shapes, as 5,100 sessions whose metadata keys no other session uses). Parsed, then
     // refused for what the file lacks.
     const repeated = Array.from({ length: 100_000 }, (_, i) => `{"id":"x${i}","amount":${i}}`).join(',')
     const colons = `{"id":[${Array.from({ length: 150_000 }, (_, i) => `"v${i}\\":"`).join(',')}]}`
-    for (const [items, param] of [[repeated, 'merchants'], [colons, 'collections.checkoutSessions[0].id']]) {
+    const ownMetadata = Array.from({ length: 5_100 }, (_, o) => `{"metadata":{${names(20, o * 20).join(',')}}}`).join(',')
+    for (const [items, param] of [[repeated, 'merchants'], [colons, 'collections.checkoutSessions[0].id'], [ownMetadata, 'collections.checkoutSessions[0].id']]) {
       const response = await call(server().baseUrl, 'POST', '/_sim/state/import', { key: keys.secret, rawBody: importOf(items!) })
       expect(response.status).toBe(400)
       expect(response.body.error).toMatchObject({ code: 'invalid_request', param })

@@ -48,7 +48,7 @@ export function stateRouter(ctx: ServiceContext): Router {
       method: 'post',
       path: '/import',
       summary: 'Replace the calling merchant\'s objects of the key\'s mode with those of a state file it exported',
-      description: 'The whole file is checked before anything changes (schemas, references, unique ids and tokens, ranges); a refusal names the field as a path (`invoices[3].pageToken`). Applied all or nothing; jobs are derived again. Takes a body of up to 16 MiB (every other route: 1 MiB) holding at most 500,000 objects and arrays and 100,000 different key names; a merchant\'s own 16 MiB export holds about 90,000 to 160,000 objects and arrays, and a few hundred names.',
+      description: 'The whole file is checked before anything changes (schemas, references, unique ids and tokens, ranges); a refusal names the field as a path (`invoices[3].pageToken`). Applied all or nothing; jobs are derived again. Takes a body of up to 16 MiB (every other route: 1 MiB) holding at most 500,000 objects and arrays, whose objects make at most 200,000 shapes (runs of key names in order); a merchant\'s own 16 MiB export holds about 90,000 to 160,000 objects and arrays, and makes a few hundred shapes plus one for each metadata key that only one session uses.',
       auth: 'secret',
       body: importMerchantStateRequestSchema,
       // A merchant's own export is over 1 MiB at about 1,800 sessions.
