@@ -37,6 +37,9 @@ export const httpsUrlSchema = z
   // as typed, it would be listed and compared with its space. No URI holds whitespace or controls (RFC 3986).
   // eslint-disable-next-line no-control-regex
   .refine((url) => !/[\s\u0000-\u001f\u007f-\u009f]/.test(url), { message: 'must not contain spaces or control characters: percent-encode them (%20)', abort: true })
+  // The parser reads a backslash in an http(s) URL as a slash: "https://good.example\@evil.example/" is stored as
+  // typed and leads to good.example/@evil.example. No URI holds one (RFC 3986).
+  .refine((url) => !url.includes('\\'), { message: 'must not contain a backslash: write / or percent-encode it (%5C)', abort: true })
   // The parser reads "https:///x" as https://x/, while the URL stays stored as typed.
   .refine((url) => !/^[a-z][a-z0-9+.-]*:\/\/[/?#]/i.test(url), { message: 'must name its host after `//`', abort: true })
   .pipe(z.url({ protocol: /^https?$/ }))
