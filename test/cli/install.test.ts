@@ -48,7 +48,11 @@ describe('npm pack, then npm install -g of the tarball', () => {
     const manifest = JSON.parse(await readFile(path.join(prefix, 'lib', 'node_modules', 'bula-tools', 'package.json'), 'utf8'))
     for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts?.[script], script).toBeUndefined()
     const shipped = await readdir(path.join(prefix, 'lib', 'node_modules', 'bula-tools'))
-    expect(shipped).toEqual(expect.arrayContaining(['bin', 'dist', 'templates', 'oclif.manifest.json', 'package.json', 'LICENSE', 'README.md']))
+    expect(shipped).toEqual(expect.arrayContaining(['bin', 'dist', 'docs', 'templates', 'oclif.manifest.json', 'package.json', 'LICENSE', 'README.md']))
+    // The README's links lead into docs/, which an installed package must have too (testing-and-ci.md is the only guide to bula-tools/testing).
+    for (const link of (await readFile(path.join(prefix, 'lib', 'node_modules', 'bula-tools', 'README.md'), 'utf8')).matchAll(/\]\((docs\/[^)#]+)/g)) {
+      expect(shipped.includes('docs') && (await readdir(path.join(prefix, 'lib', 'node_modules', 'bula-tools', 'docs'))).includes(link[1]!.slice('docs/'.length)), link[1]).toBe(true)
+    }
     expect(shipped).not.toContain('test')
     expect(shipped).not.toContain('server')
   })
