@@ -24,6 +24,8 @@ export default class KeysRevoke extends BaseCommand<RevokeApiKeyResponse> {
       ['status', key.status],
       ['revoked', formatTime(key.revokedAt)],
     ])
+    const advice = await this.ownKeyAdvice(flags, key.masked, 'now')
+    if (advice) this.printNotice(advice)
     return revoked
   }
 }

@@ -26,6 +26,8 @@ export default class KeysRotate extends BaseCommand<RotateApiKeyResponse> {
       ['previous key', `${previous.id} (${previous.masked}) works until ${formatTime(previous.expiresAt)}`],
     ])
     this.printNotice('The new key is shown only once: store it now.')
+    const advice = await this.ownKeyAdvice(flags, previous.masked, `at ${formatTime(previous.expiresAt)}`, key.plaintext)
+    if (advice) this.printNotice(advice)
     return rotated
   }
 }

@@ -1,7 +1,7 @@
 import { Command, Errors, Flags, ux } from '@oclif/core'
 import chalk, { chalkStderr } from 'chalk'
 import { BulaClient } from '../client/bula-client.js'
-import { resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
+import { maskKey, resolveConnection, type Connection, type ResolveConnectionOptions } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
 import { assertBaseUrlIsRoot, maskUrlCredentials } from './base-url.js'
 import { describeApiKeyOrigin, describeBaseUrlOrigin, formatApiError, toErrorReport, withApiKeyOrigin, withConnectionOrigin } from './error-report.js'
@@ -112,6 +112,22 @@ export abstract class BaseCommand<T> extends Command {
       }
     }
     this.log(printable(url))
+  }
+
+  /**
+   * When `masked` (a rotated or revoked key, as the API shows it) is the key
+   * this CLI authenticates with, what to do about it, for `when` it stops
+   * working: otherwise every later command fails with invalid_api_key.
+   */
+  protected async ownKeyAdvice(flags: GlobalFlags, masked: string, when: string, replacement?: string): Promise<string | undefined> {
+    const { apiKey, apiKeyFrom, profileName } = await this.connection(flags)
+    if (apiKey === undefined || maskKey(apiKey) !== masked) return undefined
+    const next = replacement ?? '<another secret key>'
+    if (apiKeyFrom === 'profile') {
+      return `That is the key this CLI uses (profile "${profileName}"), and it stops working ${when}. Save ${replacement ? 'the new one' : 'another'}: bula login --api-key ${next}`
+    }
+    const where = apiKeyFrom === 'environment' ? 'BULA_API_KEY' : '--api-key'
+    return `That is the key this CLI uses (${where}), and it stops working ${when}. Use ${replacement ? 'the new one' : 'another'} in ${where} from now on.`
   }
 
   /** A line for the reader's attention, such as "shown once" warnings. */

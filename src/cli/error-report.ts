@@ -115,8 +115,9 @@ export function describeApiKeyOrigin({ apiKeyFrom, profileName }: Pick<Connectio
   if (apiKeyFrom === 'environment') return 'That key came from BULA_API_KEY.'
   if (apiKeyFrom === 'profile') {
     return (
-      `That key came from profile "${profileName}": a simulator started afresh (\`bula serve --memory\`, a new data file) ` +
-      'saves its new keys there, so run the command again; or save a working key with `bula login --api-key`.'
+      `That key came from profile "${profileName}". If it was revoked or rotated (\`bula keys revoke\`, \`bula keys rotate\` and ` +
+      '72 hours), save a working key with `bula login --api-key`; if a simulator was started afresh (`bula serve --memory`, ' +
+      'a new data file), it saved its new keys there: run the command again.'
     )
   }
   return undefined

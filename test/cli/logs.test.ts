@@ -36,9 +36,9 @@ describe('bula logs tail --no-follow', () => {
     const result = await runCli(['logs', 'tail', '--no-follow'], { env: { BULA_CONFIG_DIR: configDir } })
     expect(result.exitCode).toBe(1)
     expect(result.stderr.trim()).toBe(
-      'invalid_api_key: The API key is unknown, revoked or past its rotation overlap. That key came from profile "default": ' +
-        'a simulator started afresh (`bula serve --memory`, a new data file) saves its new keys there, so run the command again; ' +
-        'or save a working key with `bula login --api-key`.',
+      'invalid_api_key: The API key is unknown, revoked or past its rotation overlap. That key came from profile "default". ' +
+        'If it was revoked or rotated (`bula keys revoke`, `bula keys rotate` and 72 hours), save a working key with `bula login --api-key`; ' +
+        'if a simulator was started afresh (`bula serve --memory`, a new data file), it saved its new keys there: run the command again.',
     )
   })
 
