@@ -51,6 +51,12 @@ export interface ModeScope {
    * after other merchants' documents in a whole simulator's.
    */
   place: (name: StateCollection, index: number) => number
+  /**
+   * The merchant's clock as the import leaves it, when known (a merchant's
+   * own import): no object of the file may be stamped later, as none the
+   * API makes is. A whole simulator's file is checked before any clock runs.
+   */
+  clockNow?: number
 }
 
 type Refuse = (name: StateCollection, index: number, field: string, why: string) => never
@@ -72,7 +78,35 @@ export function checkModeObjects(docs: ModeObjects, scope: ModeScope): number {
   checkReferences(docs, scope, refuse)
   const balance = checkPayments(docs, refuse)
   checkStamps(docs, refuse)
+  if (scope.clockNow !== undefined) checkNotAfter(docs, scope.clockNow, refuse)
   return balance
+}
+
+/** The times the API stamps as things happen, per collection: each at most the clock (expiresAt and retry times are ahead by design). */
+const HAPPENED_AT = {
+  checkoutSessions: ['createdAt', 'endedAt'],
+  paymentIntents: ['createdAt', 'updatedAt'],
+  invoices: ['createdAt', 'sentAt', 'paidAt', 'voidedAt'],
+  payouts: ['createdAt', 'sentAt', 'paidAt'],
+  events: ['createdAt'],
+  webhookEndpoints: ['createdAt'],
+  emails: ['createdAt'],
+} as const
+
+/**
+ * Nothing in the file happened after the clock the import sets: a payment
+ * dated a day ahead of it was swept by a settlement run dated before the
+ * payment, and the merchant's next export no longer imported.
+ */
+function checkNotAfter(docs: ModeObjects, clockNow: number, refuse: Refuse): void {
+  for (const [name, fields] of Object.entries(HAPPENED_AT) as [keyof typeof HAPPENED_AT, readonly string[]][]) {
+    ;(docs[name] as unknown as Record<string, unknown>[]).forEach((doc, i) => {
+      for (const field of fields) {
+        const at = doc[field]
+        if (typeof at === 'number' && at > clockNow) refuse(name, i, field, `is after the merchant's clock as this import leaves it (${new Date(clockNow).toISOString()}): nothing the API stamps is dated ahead of it.`)
+      }
+    })
+  }
 }
 
 /** Every reference names an object of the same documents (so of one merchant and mode), and the documents obey the API's own rules. */

@@ -251,6 +251,8 @@ function checkImport(ctx: ServiceContext, caller: Caller, body: unknown, parsed:
     invoiceWithPageToken: (token) => ctx.store.lookup('invoices', 'byPageToken', token),
     webhookEndpoint: (id) => ctx.store.get('webhookEndpoints', id),
     place: (_name, index) => index,
+    // The clock only moves on, also through an import (applyImport).
+    clockNow: ctx.clock.wallNow() + Math.max(merchant.clockOffsetMs, part.clockOffsetMs),
   })
   return { part, docs, balance }
 }

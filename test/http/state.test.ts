@@ -166,6 +166,25 @@ describe('/_sim/state', () => {
     expect((await api.post('/_sim/state/import', (await api.get('/_sim/state')).body)).status).toBe(200)
   })
 
+  // Found by an adversarial pass: a payment dated after the file's clock was swept by a run dated before it.
+  it('refuses an object stamped after the clock the import sets, naming it', async () => {
+    const day = 24 * 60 * 60 * 1000
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    const session = (await api.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD' }, key())).body
+    await api.post(`/_sim/checkout-sessions/${session.id}/pay`, { outcome: 'succeeded' })
+    const exported = (await api.get('/_sim/state')).body
+    const forged = structuredClone(exported)
+    const paid = forged.collections.checkoutSessions.find((doc: { id: string }) => doc.id === session.id)
+    paid.endedAt += day
+    const refused = await api.post('/_sim/state/import', forged)
+    expect([refused.status, refused.body.error.code, refused.body.error.param]).toEqual([400, 'invalid_request', 'checkoutSessions[0].endedAt'])
+    expect(refused.body.error.message).toContain("is after the merchant's clock as this import leaves it")
+    // The same file with its clock moved a day on is what the API could have left.
+    exported.collections.merchants[0].clockOffsetMs += day
+    expect((await api.post('/_sim/state/import', exported)).status).toBe(200)
+  })
+
   it('refuses another merchant’s state, and anything that is not a state file', async () => {
     const a = await busyMerchant()
     const b = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
