@@ -90,13 +90,13 @@ describe('sim.faults', () => {
 })
 
 describe('the recipe of docs/faults-and-doctor.md', () => {
-  /** The two code blocks of "Test your retries", as one module. */
+  /** The two code blocks of "Test your retries", as one module: as written, imports included, as a reader copies them. */
   async function recipe(): Promise<string> {
     const docs = await readFile(path.join(packageRoot(), 'docs', 'faults-and-doctor.md'), 'utf8')
     const section = docs.slice(docs.indexOf('## Test your retries'), docs.indexOf('## `bula doctor`'))
     const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
     expect(blocks).toHaveLength(2)
-    return `import assert from 'node:assert/strict'\n${blocks.join('\n')}`
+    return blocks.join('\n')
   }
 
   /** Runs the module inside the package, where `bula-tools/testing` resolves to the built package. */
