@@ -193,6 +193,22 @@ describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
     }
   })
 
+  // Found by an adversarial pass: a signed body that was not JSON, or an event without `data`, threw out of the Node.js
+  // sample's handler and stopped it, so every later delivery was refused a connection.
+  it.runIf(runnable(lang) && lang === 'node')('keeps answering after a signed body that is not JSON and an event it cannot handle', async () => {
+    const secret = 'whsec_sampleReceiverSecret0123456789'
+    const { url } = await startSample(secret)
+    const send = async (body: string, eventId: string) => {
+      const response = await fetch(url, { method: 'POST', headers: signedHeaders([secret], Math.floor(Date.now() / 1000), body, eventId), body })
+      return response.status
+    }
+    expect(await send('{not json', 'evt_notJson')).toBe(400)
+    expect(await send('null', 'evt_null')).toBe(400)
+    expect(await send(JSON.stringify({ event_id: 'evt_noData', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0 }), 'evt_noData')).toBe(200)
+    const good = JSON.stringify({ event_id: 'evt_afterwards', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: { id: 'cs_1', amount: 100 } } })
+    expect(await send(good, 'evt_afterwards')).toBe(200)
+  })
+
   it.runIf(runnable(lang))('refuses a Service-Timestamp of non-ASCII digits with a 400, not a dropped connection', async () => {
     const secret = 'whsec_sampleReceiverSecret0123456789'
     const { url } = await startSample(secret)
