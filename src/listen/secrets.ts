@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { configDir, writePrivateJson } from '../config/profiles.js'
 import { ApiError } from '../errors.js'
 import { isJsonObject } from '../json.js'
@@ -40,13 +40,45 @@ const scopeKey = (scope: ListenScope): string => `${scope.baseUrl} ${scope.merch
  */
 export async function listenSecret(scope: ListenScope, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const file = listenSecretsPath(env)
-  const stored = await readSecrets(file)
   const key = scopeKey(scope)
-  const existing = stored.secrets[key]
+  const existing = (await readSecrets(file)).secrets[key]
   if (existing !== undefined) return existing
-  const secret = `whsec_${randomBytes(24).toString('base64url')}`
-  await writePrivateJson(file, { ...stored, secrets: { ...stored.secrets, [key]: secret } }, 'the listen secret')
-  return secret
+  // Two listens started together both found no secret and each saved its own: one signed with a secret that the
+  // file (and --print-secret) no longer had. The read and the write of a new one are made under a lock.
+  return withFileLock(`${file}.lock`, async () => {
+    const stored = await readSecrets(file)
+    const saved = stored.secrets[key]
+    if (saved !== undefined) return saved
+    const secret = `whsec_${randomBytes(24).toString('base64url')}`
+    await writePrivateJson(file, { ...stored, secrets: { ...stored.secrets, [key]: secret } }, 'the listen secret')
+    return secret
+  })
+}
+
+/** A lock older than this was left by a process that died holding it: taking it over loses nothing. */
+const STALE_LOCK_MS = 10_000
+
+/** Runs `fn` while holding `lockFile` (created exclusively, removed after), waiting up to a few seconds for another holder. */
+async function withFileLock<T>(lockFile: string, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      // The config folder, as writePrivateJson makes it: on first use it does not exist yet.
+      await mkdir(dirname(lockFile), { recursive: true, mode: 0o700 })
+      await writeFile(lockFile, `${process.pid}\n`, { flag: 'wx', mode: 0o600 })
+      break
+    } catch (error) {
+      // A folder that takes no lock takes no secret either: the write says so, naming the file and BULA_CONFIG_DIR.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return fn()
+      const age = await stat(lockFile).then((info) => Date.now() - info.mtimeMs, () => 0)
+      if (age > STALE_LOCK_MS || attempt === 100) await rm(lockFile, { force: true })
+      else await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  try {
+    return await fn()
+  } finally {
+    await rm(lockFile, { force: true })
+  }
 }
 
 async function readSecrets(file: string): Promise<SecretsFile> {

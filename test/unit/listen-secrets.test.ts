@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -31,6 +31,23 @@ describe('listenSecret', () => {
     const elsewhere = await listenSecret({ ...SCOPE, baseUrl: 'http://127.0.0.1:5000' }, env)
     expect(new Set([secret, second, live, elsewhere]).size).toBe(4)
     expect(await listenSecret(SCOPE, env)).toBe(secret)
+  })
+
+  // Found by an adversarial pass: two listens started together each saved a secret of their own, and one signed with
+  // a secret that the file, and --print-secret, no longer had.
+  it('gives listens started together one secret, and leaves no lock behind', async () => {
+    const secrets = await Promise.all(Array.from({ length: 6 }, () => listenSecret(SCOPE, env)))
+    expect(new Set(secrets).size).toBe(1)
+    expect(JSON.parse(await readFile(listenSecretsPath(env), 'utf8')).secrets).toEqual({ [`${SCOPE.baseUrl} ${SCOPE.merchantId} ${SCOPE.mode}`]: secrets[0] })
+    await expect(readFile(`${listenSecretsPath(env)}.lock`)).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+
+  it('takes over a lock left by a process that died holding it', async () => {
+    await mkdir(join(dir, 'bula'), { recursive: true, mode: 0o700 })
+    await writeFile(`${listenSecretsPath(env)}.lock`, '999999\n')
+    const old = new Date(Date.now() - 60_000)
+    await utimes(`${listenSecretsPath(env)}.lock`, old, old)
+    expect(await listenSecret(SCOPE, env)).toMatch(/^whsec_/)
   })
 
   it('writes the file 0600 in a 0700 folder, keeping fields it does not know', async () => {
