@@ -186,7 +186,7 @@ describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
     const { url } = await startSample(secret)
     for (let round = 0; round < 20; round++) {
       const eventId = `evt_sameMoment${round}`
-      const body = JSON.stringify({ event_id: eventId, type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: {} } })
+      const body = JSON.stringify({ event_id: eventId, type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: { id: 'cs_1', status: 'succeeded', amount: 1500, metadata: {} } } })
       const headers = signedHeaders([secret], Math.floor(Date.now() / 1000), body, eventId)
       const answers = await Promise.all([1, 2, 3, 4].map(async () => (await fetch(url, { method: 'POST', headers, body })).json()))
       expect(answers.filter((answer) => !(answer as { duplicate?: boolean }).duplicate), eventId).toHaveLength(1)
@@ -204,15 +204,34 @@ describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
     }
     expect(await send('{not json', 'evt_notJson')).toBe(400)
     expect(await send('null', 'evt_null')).toBe(400)
-    expect(await send(JSON.stringify({ event_id: 'evt_noData', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0 }), 'evt_noData')).toBe(200)
+    expect(await send(JSON.stringify({ event_id: 'evt_noData', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0 }), 'evt_noData')).toBe(500)
     const good = JSON.stringify({ event_id: 'evt_afterwards', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: { id: 'cs_1', amount: 100 } } })
     expect(await send(good, 'evt_afterwards')).toBe(200)
+  })
+
+  // Found by an adversarial pass: the samples recorded an event's id and answered 200 before the work, so an event
+  // whose work failed (or whose receiver stopped mid-way) was answered "duplicate" on every retry and never done.
+  it.runIf(runnable(lang))('answers 500 when the work fails and records nothing, so the retry does the work', async () => {
+    const secret = 'whsec_sampleReceiverSecret0123456789'
+    const { url, output } = await startSample(secret)
+    const send = async (object: object) => {
+      const body = JSON.stringify({ event_id: 'evt_workFails', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object } })
+      const response = await fetch(url, { method: 'POST', headers: signedHeaders([secret], Math.floor(Date.now() / 1000), body, 'evt_workFails'), body })
+      return { status: response.status, body: (await response.json()) as object }
+    }
+    // An object the sample's work cannot read: none (Node.js), one without `id` (Python), a string (PHP, which only
+    // warns of a missing key).
+    const unreadable = { node: undefined, python: {}, php: 'x' }[lang] as unknown as object
+    expect((await send(unreadable)).status).toBe(500)
+    expect(await send({ id: 'cs_retried', amount: 1500, metadata: { order_id: '7' } })).toEqual({ status: 200, body: { received: true } })
+    await expect.poll(() => output.some((line) => line.includes('paid cs_retried (FJ$15.00), order 7'))).toBe(true)
+    expect((await send({ id: 'cs_retried', amount: 1500 })).body).toEqual({ received: true, duplicate: true })
   })
 
   it.runIf(runnable(lang))('refuses a Service-Timestamp of non-ASCII digits with a 400, not a dropped connection', async () => {
     const secret = 'whsec_sampleReceiverSecret0123456789'
     const { url } = await startSample(secret)
-    const body = JSON.stringify({ event_id: 'evt_superscript', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: {} } })
+    const body = JSON.stringify({ event_id: 'evt_superscript', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: { id: 'cs_1', status: 'succeeded', amount: 1500, metadata: {} } } })
     // '²' is a digit to Python's str.isdigit(), and a Latin-1 byte a header can carry.
     const headers = { ...signedHeaders([secret], Math.floor(Date.now() / 1000), body, 'evt_superscript'), 'service-timestamp': '\u00b2' }
     const answer = await fetch(url, { method: 'POST', headers, body })

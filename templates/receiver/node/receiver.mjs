@@ -67,24 +67,26 @@ const server = createServer((req, res) => {
     // The id from the signed body, not the X-Service-Event-Id header, which the signature does not cover.
     if (typeof event?.event_id !== 'string') return answer(400, { error: 'the body has no event_id' })
     if (seen.has(event.event_id)) return answer(200, { received: true, duplicate: true })
-    appendFileSync(SEEN_FILE, `${event.event_id}\n`)
-    seen.add(event.event_id)
-    // Answer first, then work: a slow answer looks like a failure to the sender, which then retries.
-    answer(200, { received: true })
+    // Work, then record the id, then answer: if the work fails or this receiver dies on the way, no 2xx went out
+    // and the sender delivers the event again. Recording first lost it: every retry was answered "duplicate".
+    // Work that takes more than a moment belongs on a queue: store the event, answer, then work from the queue
+    // (docs/webhooks-receiver.md, rule 5), since a slow answer looks like a failure to the sender.
     try {
       handle(event)
     } catch (error) {
-      // One event's failure must not stop the receiver: every later delivery would be refused a connection.
-      // The sender has its 200 and will not retry, so a real receiver stores the event before answering and
-      // retries the work from there (docs/webhooks-receiver.md, rule 5).
+      // One event's failure must not stop the receiver, nor be answered 2xx: the sender retries a 5xx.
       console.error(`could not handle ${event.event_id}: ${error instanceof Error ? error.message : String(error)}`)
+      return answer(500, { error: 'could not handle the event: deliver it again' })
     }
+    appendFileSync(SEEN_FILE, `${event.event_id}\n`)
+    seen.add(event.event_id)
+    answer(200, { received: true })
   })
 })
 
 /** Payloads are additive: read the fields you need, and ignore event types you do not handle. */
 function handle(event) {
-  const object = event.data?.object ?? {}
+  const object = event.data.object
   switch (event.type) {
     case 'checkout_session.succeeded':
       console.log(`${event.mode}: paid ${object.id} (FJ$${(object.amount / 100).toFixed(2)}), order ${object.metadata?.order_id ?? '-'}: fulfil it`)

@@ -97,13 +97,20 @@ if (in_array($event['event_id'], $seen, true)) {
     answer(200, ['received' => true, 'duplicate' => true]);
     exit;
 }
+// Work, then record the id, then answer: if the work fails or this receiver dies on the way, no 2xx went out and
+// the sender delivers the event again. Recording first lost it: every retry was answered "duplicate". Work that
+// takes more than a moment belongs on a queue: store the event, answer, then work from the queue
+// (docs/webhooks-receiver.md, rule 5), since a slow answer looks like a failure to the sender.
+try {
+    handle($event);
+} catch (Throwable $error) {
+    flock($lock, LOCK_UN);
+    error_log("could not handle {$event['event_id']}: {$error->getMessage()}");
+    answer(500, ['error' => 'could not handle the event: deliver it again']);
+    exit;
+}
 fseek($lock, 0, SEEK_END);
 fwrite($lock, $event['event_id'] . "\n");
 fflush($lock);
 flock($lock, LOCK_UN);
-// Answer first, then work: a slow answer looks like a failure to the sender, which then retries.
 answer(200, ['received' => true]);
-if (function_exists('fastcgi_finish_request')) {
-    fastcgi_finish_request();
-}
-handle($event);

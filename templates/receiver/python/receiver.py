@@ -89,17 +89,23 @@ class Receiver(BaseHTTPRequestHandler):
             return self.answer(400, {"error": why})
         event = json.loads(raw_body)
         # The id from the signed body, not the X-Service-Event-Id header, which the signature does not cover.
+        # Under the lock, so that two copies arriving together are handled once.
         with seen_lock:
-            duplicate = event["event_id"] in seen
-            if not duplicate:
-                with open(SEEN_FILE, "a", encoding="utf-8") as log:
-                    log.write(event["event_id"] + "\n")
-                seen.add(event["event_id"])
-        if duplicate:
-            return self.answer(200, {"received": True, "duplicate": True})
-        # Answer first, then work: a slow answer looks like a failure to the sender, which then retries.
+            if event["event_id"] in seen:
+                return self.answer(200, {"received": True, "duplicate": True})
+            # Work, then record the id, then answer: if the work fails or this receiver dies on the way, no 2xx
+            # went out and the sender delivers the event again. Recording first lost it: every retry was answered
+            # "duplicate". Work that takes more than a moment belongs on a queue: store the event, answer, then work
+            # from the queue (docs/webhooks-receiver.md, rule 5), since a slow answer looks like a failure.
+            try:
+                handle(event)
+            except Exception as error:  # noqa: BLE001 - any failure of the work is answered 500, so it is retried
+                print(f"could not handle {event['event_id']}: {error}", file=sys.stderr, flush=True)
+                return self.answer(500, {"error": "could not handle the event: deliver it again"})
+            with open(SEEN_FILE, "a", encoding="utf-8") as log:
+                log.write(event["event_id"] + "\n")
+            seen.add(event["event_id"])
         self.answer(200, {"received": True})
-        handle(event)
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - the name http.server uses
         pass
