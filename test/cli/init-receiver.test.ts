@@ -194,7 +194,23 @@ describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
   })
 
   // Found by an adversarial pass: a signed body that was not JSON, or an event without `data`, threw out of the Node.js
-  // sample's handler and stopped it, so every later delivery was refused a connection.
+  // sample's handler and stopped it, so every later delivery was refused a connection; the Python one dropped the
+  // connection; the PHP one went on with a null event.
+  it.runIf(runnable(lang))('answers a signed body that is not an event with 400, and another path with 404', async () => {
+    const secret = 'whsec_sampleReceiverSecret0123456789'
+    const { url } = await startSample(secret)
+    const send = async (body: string, eventId: string, at = url) => {
+      const response = await fetch(at, { method: 'POST', headers: signedHeaders([secret], Math.floor(Date.now() / 1000), body, eventId), body })
+      return response.status
+    }
+    expect(await send('{not json', 'evt_notJson')).toBe(400)
+    expect(await send('null', 'evt_null')).toBe(400)
+    expect(await send('{"type":"checkout_session.succeeded"}', 'evt_noId')).toBe(400)
+    const good = JSON.stringify({ event_id: 'evt_otherPath', type: 'checkout_session.succeeded', mode: 'test', createdAt: 0, data: { object: { id: 'cs_1', amount: 100 } } })
+    expect(await send(good, 'evt_otherPath', url.replace(/\/webhooks$/, '/other'))).toBe(404)
+    expect(await send(good, 'evt_otherPath')).toBe(200)
+  })
+
   it.runIf(runnable(lang) && lang === 'node')('keeps answering after a signed body that is not JSON and an event it cannot handle', async () => {
     const secret = 'whsec_sampleReceiverSecret0123456789'
     const { url } = await startSample(secret)

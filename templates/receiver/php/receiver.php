@@ -71,9 +71,11 @@ function handle(array $event): void
     }
 }
 
-// /webhooks under php -S; the script's own address behind Apache or nginx.
+// /webhooks under php -S; the script's own address behind Apache or nginx. php -S, which runs this script for
+// every path, names each path its SCRIPT_NAME: only one that ends in this file's name is the script's own.
 $path = parse_url($_SERVER['REQUEST_URI'], PHP_URL_PATH);
-if ($_SERVER['REQUEST_METHOD'] !== 'POST' || !in_array($path, [WEBHOOK_PATH, $_SERVER['SCRIPT_NAME'] ?? ''], true)) {
+$ownPath = basename($_SERVER['SCRIPT_NAME'] ?? '') === basename(__FILE__) ? $_SERVER['SCRIPT_NAME'] : WEBHOOK_PATH;
+if ($_SERVER['REQUEST_METHOD'] !== 'POST' || !in_array($path, [WEBHOOK_PATH, $ownPath], true)) {
     answer(404, ['error' => 'not found']);
     exit;
 }
@@ -87,6 +89,10 @@ if ($why !== null) {
     exit;
 }
 $event = json_decode($rawBody, true);
+if (!is_array($event) || !is_string($event['event_id'] ?? null)) {
+    answer(400, ['error' => 'the body is not a JSON event with an event_id']);
+    exit;
+}
 // The id from the signed body, not the X-Service-Event-Id header, which the signature does not cover.
 // The lock makes the check and the record one step, as php -S and PHP-FPM may run requests side by side.
 $lock = fopen($seenFile, 'c+');

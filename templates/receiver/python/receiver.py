@@ -48,7 +48,8 @@ def refusal(raw_body: bytes, headers) -> "str | None":
         return "Service-Timestamp is more than 5 minutes away"
     expected = hmac.new(SECRET.encode(), timestamp.encode() + b"." + raw_body, hashlib.sha256).hexdigest()
     # compare_digest: a comparison that stops at the first wrong character would tell an attacker how much was right.
-    if any(hmac.compare_digest(signature, expected) for signature in signatures):
+    # It takes ASCII strings only: a header byte above 0x7F would raise and drop the connection instead of a 400.
+    if any(signature.isascii() and hmac.compare_digest(signature, expected) for signature in signatures):
         return None
     return "no signature matches"
 
@@ -66,6 +67,9 @@ def handle(event: dict) -> None:
 
 
 class Receiver(BaseHTTPRequestHandler):
+    # Seconds a client may take to send its request: one that stalls would hold a thread for good.
+    timeout = 30
+
     def answer(self, status: int, body: dict) -> None:
         payload = json.dumps(body).encode()
         self.send_response(status)
@@ -77,7 +81,11 @@ class Receiver(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         if self.path != PATH:
             return self.answer(404, {"error": "not found"})
-        length = int(self.headers.get("Content-Length", "0"))
+        # A Content-Length that is not a number would raise, and a negative one would read until the client hangs up.
+        declared = self.headers.get("Content-Length", "0")
+        if not (declared.isascii() and declared.isdigit()):
+            return self.answer(400, {"error": "missing or malformed Content-Length"})
+        length = int(declared)
         if length > MAX_BODY_BYTES:
             return self.answer(413, {"error": "body too large"})
         # The raw bytes, before any JSON parsing: the signature covers exactly what was sent.
@@ -87,7 +95,12 @@ class Receiver(BaseHTTPRequestHandler):
         if why:
             print(f"refused a delivery: {why}", file=sys.stderr, flush=True)
             return self.answer(400, {"error": why})
-        event = json.loads(raw_body)
+        try:
+            event = json.loads(raw_body)
+        except ValueError:
+            return self.answer(400, {"error": "the body is not JSON"})
+        if not isinstance(event, dict) or not isinstance(event.get("event_id"), str):
+            return self.answer(400, {"error": "the body has no event_id"})
         # The id from the signed body, not the X-Service-Event-Id header, which the signature does not cover.
         # Under the lock, so that two copies arriving together are handled once.
         with seen_lock:
