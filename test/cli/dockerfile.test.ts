@@ -1,6 +1,6 @@
 import { execa } from 'execa'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { freePort } from '../helpers/ports.js'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -21,14 +21,6 @@ function execForm(name: 'CMD' | 'ENTRYPOINT' | 'HEALTHCHECK'): string[] {
   const json = /\[.*\]$/.exec(lines.at(-1) ?? '')?.[0]
   if (!json) throw new Error(`The Dockerfile has no ${name} in exec form`)
   return JSON.parse(json) as string[]
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 let dir: string

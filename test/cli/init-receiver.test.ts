@@ -1,6 +1,6 @@
 import { execa, execaSync, type ResultPromise } from 'execa'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from '../helpers/ports.js'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
@@ -107,15 +107,6 @@ describe('init receiver', () => {
     expect(ruby.stderr).toMatch(/node, python, php/)
   })
 })
-
-/** A port nothing listens on yet. */
-async function freePort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 describe.each(LANGS)('the %s sample, started as its README says', (lang) => {
   let sample: ResultPromise | undefined

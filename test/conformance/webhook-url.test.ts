@@ -3,18 +3,11 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runConformance } from '../../src/conformance/index.js'
 import { useTestServer } from '../helpers/http.js'
+import { freePort } from '../helpers/ports.js'
 
 const listen = async (server: Server): Promise<number> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return (server.address() as AddressInfo).port
-}
-
-/** A free port, for the receiver to take. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  const port = await listen(server)
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 // --webhook-url for a target that cannot reach this machine: a tunnel (here

@@ -3,20 +3,11 @@
 // `app` it never made and answered nothing on success, so every delivery would have timed out.
 import { execa } from 'execa'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
+import { freePort } from '../helpers/ports.js'
 import path from 'node:path'
 import { expect, it } from 'vitest'
 import { packageRoot } from '../../src/package-root.js'
 import { runCli } from '../helpers/cli.js'
-
-/** A port nothing listens on now: the example listens on a fixed one, which the test swaps for it. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 it('the Express receiver of docs/webhooks-receiver.md passes every case of bula webhooks check as written', async () => {
   const docs = await readFile(path.join(packageRoot(), 'docs', 'webhooks-receiver.md'), 'utf8')
