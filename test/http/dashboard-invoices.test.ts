@@ -143,6 +143,9 @@ describe('New draft form', () => {
       [{ dueDate: '2026-02-30' }, 'Invalid `dueDate`', 'Field: dueDate'],
       [{ dueDate: '0000-01-01' }, 'Invalid `dueDate`: must be a day from 2000-01-01 to 2199-12-31.', 'Field: dueDate'],
       [{ taxPercent: '' }, 'taxPercent is required with taxLabel', 'Field: taxPercent'],
+      // As the unit price is: Number() took these.
+      [{ taxPercent: '1e1' }, 'The tax percent must be a number like 15 or 12.5.', 'Field: taxPercent'],
+      [{ taxPercent: '0x10' }, 'The tax percent must be a number like 15 or 12.5.', 'Field: taxPercent'],
       [{ 'item-0-quantity': '3000', 'item-0-unitPrice': '2.00' }, 'must be under FJ$5,000.00', 'Field: items'],
     ]
     for (const [change, message, field] of cases) {

@@ -90,8 +90,9 @@ function formValues(fields: Record<string, string>): InvoiceFormValues {
   const percent = text('taxPercent')
   let taxPercent: number | undefined
   if (percent !== null) {
+    // Written as the form asks, digits and a point: Number() alone took `1e1` and `0x10`, which the unit price refuses.
+    if (!/^\d+(\.\d+)?$/.test(percent)) throw invalidRequest('The tax percent must be a number like 15 or 12.5.', 'taxPercent')
     taxPercent = Number(percent)
-    if (!Number.isFinite(taxPercent)) throw invalidRequest('The tax percent must be a number like 15 or 12.5.', 'taxPercent')
   } else if (taxLabel === null) {
     // An empty tax line: no label and no percent is how an invoice without tax looks.
     taxPercent = 0
