@@ -524,11 +524,12 @@ export class ClockService {
   private waitingReport(entry: HeapEntry): ModeRanAction {
     const job = this.deps.store.get('jobs', entry.id)
     const mode = job?.payload.mode === 'test' || job?.payload.mode === 'live' ? job.payload.mode : null
+    const kind = this.kindOf(entry)!
     return {
       at: entry.dueAt,
-      kind: this.kindOf(entry)!,
+      kind,
       mode,
-      description: `${this.kindOf(entry)} ${entry.id} waits for one of the ${MAX_IN_FLIGHT} attempts the merchant's receivers hold; it is made once one of them answers or times out`,
+      description: `${kind} ${entry.id} waits for one of the ${MAX_IN_FLIGHT} attempts the merchant's receivers hold; it is made once one of them answers or times out`,
     }
   }
 

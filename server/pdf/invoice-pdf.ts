@@ -416,7 +416,7 @@ class InvoiceLayout {
       const footer: TextStyle = { size: 8, color: COLOURS.muted, width: CONTENT_WIDTH - 90, maxHeight: 10 }
       const rest = `  ·  ${view.title} ${view.number}  ·  Amounts in Fijian dollars (FJD)`
       // The name gives way, not the number or the currency: cut to the line as a whole, a long name hid both.
-      const name = this.shortened(view.displayName, CONTENT_WIDTH - 90 - this.measure(rest, { size: 8 }).width, { size: 8 })
+      const name = this.shortened(view.displayName, footer.width! - this.measure(rest, footer).width, footer)
       this.text(`${name}${rest}`, MARGIN, footerY + 10, footer)
       this.text(`Page ${index - start + 1} of ${count}`, RIGHT - 80, footerY + 10, { size: 8, color: COLOURS.muted, width: 80, align: 'right' })
     }
