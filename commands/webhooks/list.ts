@@ -11,6 +11,13 @@ export default class WebhooksList extends BaseCommand<WebhookEndpointList> {
     const { flags } = await this.parse(WebhooksList)
     const list = await (await this.client(flags)).listWebhookEndpoints()
     this.printTable(list.data, webhookEndpointColumns, 'No webhook endpoints.')
+    // A pending endpoint hears nothing, and the table cannot say why: its webhook.verified delivery holds the answers.
+    if (list.data.some((endpoint) => endpoint.status === 'pending')) {
+      this.printNotice(
+        'A pending endpoint has not yet answered webhook.verified with a 2xx, so other events skip it. Its attempts and ' +
+          'what the receiver answered: `bula events list --type webhook.verified`, then `bula events get <evt_...>`.',
+      )
+    }
     return list
   }
 }

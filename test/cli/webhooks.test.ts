@@ -86,6 +86,25 @@ describe('webhooks list', () => {
     expect(human.stdout.split('\n')[0]).toMatch(/^ID\s+URL\s+MODE\s+STATUS\s+CREATED\s+PREVIOUS SECRET UNTIL$/)
     for (const endpoint of created) expect(human.stdout).toMatch(new RegExp(`^${endpoint.id}\\s+${endpoint.url}\\s+test\\s`, 'm'))
   })
+
+  it('says where to look when an endpoint is still pending, and not when all are active', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const healthy = await receiver()
+    await register(merchant, healthy.url)
+    await expect.poll(async () => (await listOverHttp(merchant)).map((endpoint) => endpoint.status)).toEqual(['active'])
+    expect((await webhooks(merchant, ['list'])).stdout).not.toContain('pending endpoint')
+
+    const refusing = await receiver()
+    refusing.respondWith(() => 500)
+    await register(merchant, refusing.url)
+    await refusing.waitFor(1)
+    const human = await webhooks(merchant, ['list'])
+    expect(human.stdout).toMatch(/\spending\s/)
+    expect(human.stdout).toContain('A pending endpoint has not yet answered webhook.verified with a 2xx')
+    expect(human.stdout).toContain('bula events list --type webhook.verified')
+    // --json stays the listing alone (list() parses the whole of stdout).
+    expect((await list(merchant)).map((endpoint) => endpoint.status).sort()).toEqual(['active', 'pending'])
+  })
 })
 
 describe('webhooks rotate', () => {
