@@ -14,9 +14,10 @@ export default class Listen extends BaseCommand<{ secret: string } | undefined> 
     'Follows the simulator\'s event stream for the key\'s merchant and mode and POSTs each event to --forward-to ' +
     'exactly as a webhook delivery: same body, Service-Signature made with the listen secret, real Unix-seconds ' +
     'Service-Timestamp, X-Service-Event-Id. The secret is printed at start and stays the same for this simulator, ' +
-    'merchant and mode across restarts. When the simulator stops or restarts, listen reconnects and resumes after the ' +
-    'last event it saw, so nothing is missed or repeated. On a terminal it shows a live view; otherwise one line per ' +
-    'delivery, or with --json one JSON object per line ("ready" first, then "delivery", "disconnected", "reconnected"). ' +
+    'merchant and mode across restarts. A simulator that is not up yet is waited for. When the simulator stops or ' +
+    'restarts, listen reconnects and resumes after the last event it saw, so nothing is missed or repeated. On a ' +
+    'terminal it shows a live view; otherwise one line per delivery, or with --json one JSON object per line ' +
+    '("waiting" while the simulator is not up yet, "ready", then "delivery", "disconnected", "reconnected"). ' +
     'Ctrl-C stops it.'
 
   static override examples = [

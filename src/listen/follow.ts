@@ -63,6 +63,35 @@ export async function followEventStream(options: FollowOptions): Promise<void> {
 }
 
 /**
+ * Calls `attempt` until the simulator answers it. At start the simulator may
+ * not be up yet (started beside listen by a CI script or `concurrently`), and
+ * once connected listen already waits out a stop or restart, so a simulator
+ * that is not up yet is waited for the same way, with the same backoff. Only
+ * connection_failed is retried: an answer, such as a wrong key's 401, is
+ * thrown. Undefined once `signal` aborts.
+ */
+export async function untilReachable<T>(
+  attempt: () => Promise<T>,
+  options: { signal: AbortSignal; backoff?: Backoff; onWaiting: (info: { reason: string; retryInMs: number }) => void },
+): Promise<T | undefined> {
+  const backoff = options.backoff ?? DEFAULT_BACKOFF
+  const { signal } = options
+  let delay = backoff.initialMs
+  while (!signal.aborted) {
+    try {
+      return await attempt()
+    } catch (error) {
+      if (signal.aborted) return undefined
+      if (!(error instanceof ApiError) || error.code !== 'connection_failed') throw error
+      options.onWaiting({ reason: error.message, retryInMs: delay })
+    }
+    await sleep(delay, undefined, { signal }).catch(() => undefined)
+    delay = Math.min(delay * 2, backoff.maxMs)
+  }
+  return undefined
+}
+
+/**
  * Why a stream broke, in words. fetch calls a connection cut in the middle
  * of its body "terminated" (the simulator was killed, or restarted).
  */

@@ -1,6 +1,6 @@
 import type { BulaClient } from '../client/bula-client.js'
 import type { Mode } from '../schemas/index.js'
-import { followEventStream, type Backoff } from './follow.js'
+import { followEventStream, untilReachable, type Backoff } from './follow.js'
 import { forwardEvent, type ForwardResult } from './forward.js'
 import { listenSecret } from './secrets.js'
 
@@ -20,6 +20,8 @@ export interface ListenReady {
 export interface ListenReporter {
   /** The first connection: from now on every event is forwarded. */
   ready(info: ListenReady): void
+  /** The simulator is not up yet at start (connection refused): listen tries again in `retryInMs`. */
+  waiting(info: { reason: string; retryInMs: number }): void
   /** Connected again after a disconnection; missed events follow first. */
   reconnected(info: { lastEventId: string | undefined }): void
   disconnected(info: { reason: string; retryInMs: number }): void
@@ -57,16 +59,23 @@ export async function resolveListenSecret(client: BulaClient): Promise<{ secret:
 /**
  * `bula listen`: follows the merchant's event stream of the key's mode and
  * forwards each event, one at a time and in order, to `forwardTo`, signed
- * with the listen secret. Resolves when `signal` aborts; throws when the
- * simulator refuses the key.
+ * with the listen secret. Waits for a simulator that is not up yet. Resolves
+ * when `signal` aborts; throws when the simulator refuses the key.
  */
 export async function listen(options: ListenOptions): Promise<void> {
   const { client, reporter } = options
-  const { secret, ...merchant } = await resolveListenSecret(client)
-  // Resuming after the newest event from the first connection on means that
-  // an event logged while the stream opens, or during a disconnection before
-  // the first event, is still delivered.
-  const [newest] = (await client.listEvents({ limit: 1 })).data
+  const start = await untilReachable(
+    async () => ({
+      ...(await resolveListenSecret(client)),
+      // Resuming after the newest event from the first connection on means that
+      // an event logged while the stream opens, or during a disconnection before
+      // the first event, is still delivered.
+      newest: (await client.listEvents({ limit: 1 })).data[0],
+    }),
+    { signal: options.signal, backoff: options.backoff, onWaiting: (info) => reporter.waiting(info) },
+  )
+  if (start === undefined) return
+  const { secret, newest, ...merchant } = start
   const only = options.events && new Set(options.events)
   let connectedBefore = false
   await followEventStream({

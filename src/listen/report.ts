@@ -12,14 +12,20 @@ export const accepted = (result: ForwardResult): boolean => result.status !== nu
 /** `200`, or the reason no answer came (printable(): the receiver's connection error may quote it). */
 export const describeOutcome = (result: ForwardResult): string => (result.status === null ? `error: ${printable(result.error ?? '')}` : String(result.status))
 
-/**
- * `Disconnected: <reason>. Reconnecting in 2 s…`, whether or not the reason ends a sentence already. The reason is
- * printable(): it may be the server's error message.
- */
-export function describeDisconnection(reason: string, retryInMs: number): string {
+/** The reason as a sentence, whether or not it ends one already; printable(): it may be the server's error message. */
+function asSentence(reason: string): string {
   const shown = printable(reason)
-  const sentence = /[.!?]$/.test(shown) ? shown : `${shown}.`
-  return `Disconnected: ${sentence} Reconnecting in ${retryInMs / 1000} s…`
+  return /[.!?]$/.test(shown) ? shown : `${shown}.`
+}
+
+/** `Disconnected: <reason>. Reconnecting in 2 s…` */
+export function describeDisconnection(reason: string, retryInMs: number): string {
+  return `Disconnected: ${asSentence(reason)} Reconnecting in ${retryInMs / 1000} s…`
+}
+
+/** `Waiting for the simulator: <reason>. Trying again in 2 s…`, before the first connection. */
+export function describeWaiting(reason: string, retryInMs: number): string {
+  return `Waiting for the simulator: ${asSentence(reason)} Trying again in ${retryInMs / 1000} s…`
 }
 
 // Wide enough for the longest event type, so that the event ids line up.
@@ -47,6 +53,7 @@ export function jsonLinesReporter(write: (line: string) => void): ListenReporter
   const emit = (line: Record<string, unknown>): void => write(JSON.stringify(line))
   return {
     ready: (info) => emit({ event: 'ready', ...info }),
+    waiting: ({ reason, retryInMs }) => emit({ event: 'waiting', reason, retryInMs }),
     reconnected: ({ lastEventId }) => emit({ event: 'reconnected', lastEventId: lastEventId ?? null }),
     disconnected: ({ reason, retryInMs }) => emit({ event: 'disconnected', reason, retryInMs }),
     delivery: ({ at, ...result }) => emit({ event: 'delivery', time: new Date(at).toISOString(), ...result }),
@@ -55,7 +62,8 @@ export function jsonLinesReporter(write: (line: string) => void): ListenReporter
 
 /**
  * Not a terminal (a pipe, a log file): one plain line per happening. While
- * the simulator stays down, a retry that fails the same way adds no line.
+ * the simulator stays down (or is not up yet), a retry that fails the same
+ * way adds no line.
  */
 export function plainReporter(write: (line: string) => void, colors: ChalkInstance): ListenReporter {
   let lastReason: string | undefined
@@ -64,6 +72,11 @@ export function plainReporter(write: (line: string) => void, colors: ChalkInstan
       write(colors.bold('Ready.') + ' ' + describeReady(info).join('\n'))
       write(`Webhook signing secret: ${colors.cyan(info.secret)} (the same on every run; \`bula listen --print-secret\` prints it)`)
       write('Press Ctrl-C to stop.')
+    },
+    waiting: ({ reason, retryInMs }) => {
+      if (reason === lastReason) return
+      lastReason = reason
+      write(colors.yellow(describeWaiting(reason, retryInMs)))
     },
     reconnected: ({ lastEventId }) => {
       lastReason = undefined

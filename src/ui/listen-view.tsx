@@ -3,10 +3,17 @@ import { Box, render, Static, Text } from 'ink'
 import { useSyncExternalStore } from 'react'
 import type { ForwardResult } from '../listen/forward.js'
 import type { ListenReady, ListenReporter } from '../listen/listen.js'
-import { accepted, deliveryColumns, describeDisconnection, describeReady, eventTime } from '../listen/report.js'
+import { accepted, deliveryColumns, describeDisconnection, describeReady, describeWaiting, eventTime } from '../listen/report.js'
 
-/** Where the event stream stands; `stopped` once the command is ending and the view draws its last frame. */
-type Connection = { state: 'connecting' } | { state: 'connected' } | { state: 'disconnected'; reason: string; retryInMs: number } | { state: 'stopped' }
+/**
+ * Where the event stream stands: `waiting` for a simulator not up yet at start, `disconnected` after a connection;
+ * `stopped` once the command is ending and the view draws its last frame.
+ */
+type Connection =
+  | { state: 'connecting' }
+  | { state: 'connected' }
+  | { state: 'waiting' | 'disconnected'; reason: string; retryInMs: number }
+  | { state: 'stopped' }
 
 /** What scrolls: the header once, then one line per delivery. Ink's Static prints each once, above the live footer. */
 type LineContent = { kind: 'header'; info: ListenReady } | { kind: 'delivery'; result: ForwardResult }
@@ -59,7 +66,11 @@ function Footer({ state, colors }: { state: ViewState; colors: ChalkInstance }) 
       ? colors.green('● Connected')
       : connection.state === 'stopped'
         ? '○ Stopped'
-        : colors.yellow(connection.state === 'connecting' ? '○ Connecting…' : `○ ${describeDisconnection(connection.reason, connection.retryInMs)}`)
+        : colors.yellow(
+            connection.state === 'connecting'
+              ? '○ Connecting…'
+              : `○ ${(connection.state === 'waiting' ? describeWaiting : describeDisconnection)(connection.reason, connection.retryInMs)}`,
+          )
   // Ctrl-C is an invitation only while it still does something.
   const counts = `${state.delivered} delivered, ${state.notAccepted} not accepted`
   return (
@@ -104,6 +115,7 @@ export function startListenView(colors: ChalkInstance): LiveView {
   const append = (line: LineContent): Line[] => [...store.snapshot().lines, { ...line, key: String(sequence++) }]
   return {
     ready: (info) => store.update(() => ({ lines: append({ kind: 'header', info }), connection: { state: 'connected' } })),
+    waiting: ({ reason, retryInMs }) => store.update(() => ({ connection: { state: 'waiting', reason, retryInMs } })),
     reconnected: () => store.update(() => ({ connection: { state: 'connected' } })),
     disconnected: ({ reason, retryInMs }) => store.update(() => ({ connection: { state: 'disconnected', reason, retryInMs } })),
     delivery: (result) =>

@@ -2,7 +2,6 @@ import { execa, type Subprocess } from 'execa'
 import { createHmac } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
@@ -14,6 +13,7 @@ import { verifyWebhook } from '../../src/webhooks/signature.js'
 import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe, type CliResult, type TestMerchant } from '../helpers/cli.js'
 import { useReceivers, type ReceivedRequest } from '../helpers/receiver.js'
 import { expectMode } from '../helpers/platform.js'
+import { freePort } from '../helpers/ports.js'
 import { BIN } from '../helpers/serve-process.js'
 
 const server = useServe()
@@ -285,17 +285,6 @@ describe('bula listen across a simulator restart', () => {
     if (dir) await rm(dir, { recursive: true, force: true })
   })
 
-  /** A port free right now, so that both simulators can take the same one. */
-  const freePort = (): Promise<number> =>
-    new Promise((resolve, reject) => {
-      const probe = createServer()
-      probe.once('error', reject)
-      probe.listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number }
-        probe.close(() => resolve(port))
-      })
-    })
-
   const serve = async (port: number, dataFile: string): Promise<Running> => {
     const simulator = start(['serve', '--port', String(port), '--data', dataFile, '--json', '--no-save-profile', '--quiet'], {})
     await simulator.waitForJson('ready', { timeoutMs: 20_000 })
@@ -333,5 +322,48 @@ describe('bula listen across a simulator restart', () => {
 
     expect((await listener.interrupt()).exitCode).toBe(0)
     expect((await second.interrupt()).exitCode).toBe(0)
+  })
+
+  it('waits for a simulator that is not up yet, then forwards as usual', async () => {
+    const folder = await mkdtemp(path.join(tmpdir(), 'bula-listen-wait-'))
+    try {
+      const dataFile = path.join(folder, 'data.json')
+      const port = await freePort()
+      // The merchant exists in the data file; the simulator that holds it is stopped when listen starts.
+      const first = await serve(port, dataFile)
+      const merchant = await signupMerchant(`http://127.0.0.1:${port}`)
+      expect((await first.interrupt()).exitCode).toBe(0)
+
+      const hook = await receiver()
+      const plain = listen(merchant, ['--forward-to', hook.url])
+      const listener = listen(merchant, ['--forward-to', hook.url, '--json'])
+      const waiting = await listener.waitForJson<{ reason: string; retryInMs: number }>('waiting')
+      expect(waiting.reason).toContain(`Could not reach the simulator at http://127.0.0.1:${port}.`)
+      await plain.waitForLine((line) => line.includes('Waiting for the simulator: Could not reach the simulator'))
+      // A retry that fails the same way adds no plain line.
+      await listener.waitForJson('waiting', { from: listener.lines.length })
+      expect(plain.lines.filter((line) => line.includes('Waiting for the simulator'))).toHaveLength(1)
+
+      const second = await serve(port, dataFile)
+      const ready = await listener.waitForJson<Ready>('ready', { timeoutMs: 15_000 })
+      expect(ready.merchantId).toBe(merchant.merchantId)
+      await plain.waitForLine((line) => line.includes('Ready.'), { timeoutMs: 15_000 })
+      await merchant.trigger('checkout_session.succeeded')
+      // Three events, each forwarded by both listeners.
+      const requests = await hook.waitFor(6, 15_000)
+      expect(verifyWebhook<Event>(requests.at(-1)!.body, requests.at(-1)!.headers, ready.secret)).toMatchObject({ mode: 'test' })
+      expect((await listener.interrupt()).exitCode).toBe(0)
+      expect((await plain.interrupt()).exitCode).toBe(0)
+      expect((await second.interrupt()).exitCode).toBe(0)
+    } finally {
+      await rm(folder, { recursive: true, force: true })
+    }
+  })
+
+  it('stops waiting on Ctrl-C, exit 0', async () => {
+    const hook = await receiver()
+    const listener = start(['listen', '--forward-to', hook.url, '--json'], { BULA_BASE_URL: `http://127.0.0.1:${await freePort()}`, BULA_API_KEY: 'sk_test_any' })
+    await listener.waitForJson('waiting')
+    expect((await listener.interrupt()).exitCode).toBe(0)
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../src/errors.js'
-import { followEventStream, type FollowOptions } from '../../src/listen/follow.js'
+import { followEventStream, untilReachable, type FollowOptions } from '../../src/listen/follow.js'
 
 const BACKOFF = { initialMs: 1, maxMs: 4 }
 
@@ -113,6 +113,51 @@ describe('followEventStream', () => {
       onDisconnected: () => stop.abort(),
       onMessage: async () => {},
     })
+    expect(performance.now() - started).toBeLessThan(1_000)
+  })
+})
+
+describe('untilReachable', () => {
+  /** Runs untilReachable over a script of outcomes (an error to throw, or a value to answer). */
+  async function reach(script: Array<Error | string>) {
+    const waits: string[] = []
+    let tries = 0
+    const result = await untilReachable(
+      async () => {
+        const step = script[tries++]!
+        if (step instanceof Error) throw step
+        return step
+      },
+      { signal: new AbortController().signal, backoff: BACKOFF, onWaiting: ({ reason, retryInMs }) => waits.push(`${reason} ${retryInMs}`) },
+    )
+    return { result, waits, tries }
+  }
+
+  it('waits for a simulator that is not up yet, with doubling backoff, and answers what the first reachable try gave', async () => {
+    expect(await reach([refused(), refused(), refused(), refused(), 'me'])).toEqual({
+      result: 'me',
+      waits: ['Could not reach the simulator. 1', 'Could not reach the simulator. 2', 'Could not reach the simulator. 4', 'Could not reach the simulator. 4'],
+      tries: 5,
+    })
+  })
+
+  it('throws any answer at once: only an unreachable simulator is waited for', async () => {
+    const unknownKey = new ApiError(401, 'invalid_api_key', 'Invalid API key.')
+    await expect(reach([refused(), unknownKey, 'me'])).rejects.toBe(unknownKey)
+    const timeout = new ApiError(0, 'timeout', 'GET /v1/merchants/me got no answer within 30 s.')
+    await expect(reach([timeout])).rejects.toBe(timeout)
+  })
+
+  it('resolves undefined at once when stopped while waiting', async () => {
+    const stop = new AbortController()
+    const started = performance.now()
+    const result = await untilReachable(
+      async () => {
+        throw refused()
+      },
+      { signal: stop.signal, backoff: { initialMs: 60_000, maxMs: 60_000 }, onWaiting: () => stop.abort() },
+    )
+    expect(result).toBeUndefined()
     expect(performance.now() - started).toBeLessThan(1_000)
   })
 })
