@@ -69,10 +69,11 @@ export class ClockService {
   private readonly networkKinds = new Set<string>()
   /**
    * Due network jobs put aside while every slot of their merchant is held by
-   * receivers that have not answered; back in the queue as soon as one frees
-   * (requeueWaiting), so they never hold up what needs no network.
+   * receivers that have not answered, in their order; as slots free, as many
+   * go back to the queue (requeueWaiting), so they never hold up what needs
+   * no network.
    */
-  private readonly waitingForSlot = new Map<string, HeapEntry[]>()
+  private readonly waitingForSlot = new Map<string, MinHeap>()
   private readonly derived = new Map<string, AnyDerivedJob>()
   private readonly locks = new Map<string, Promise<unknown>>()
   /** While a job runs, its merchant's clock reads the job's due time exactly. */
@@ -534,18 +535,26 @@ export class ClockService {
   }
 
   private waitFor(merchantId: string, entry: HeapEntry): void {
-    const waiting = this.waitingForSlot.get(merchantId)
-    if (waiting) waiting.push(entry)
-    else this.waitingForSlot.set(merchantId, [entry])
+    let waiting = this.waitingForSlot.get(merchantId)
+    if (!waiting) {
+      waiting = new MinHeap()
+      this.waitingForSlot.set(merchantId, waiting)
+    }
+    waiting.push(entry)
   }
 
-  /** A slot has freed: the merchant's network jobs put aside for one are queued again, in their order. */
+  /**
+   * A slot has freed: as many of the merchant's network jobs put aside as
+   * there are free slots go back to the queue, the earliest first. Not all of
+   * them: queueing them all on every answer, only to put all but one aside
+   * again, was work in proportion to the whole backlog for each answer.
+   */
   private requeueWaiting(merchantId: string): void {
     const waiting = this.waitingForSlot.get(merchantId)
     if (!waiting) return
-    this.waitingForSlot.delete(merchantId)
     const heap = this.heapOf(merchantId)
-    for (const entry of waiting) heap.push(entry)
+    for (let free = MAX_IN_FLIGHT - this.inFlightOf(merchantId).size; free > 0 && waiting.size > 0; free--) heap.push(waiting.pop()!)
+    if (waiting.size === 0) this.waitingForSlot.delete(merchantId)
   }
 
   private inFlightOf(merchantId: string): Map<Promise<void>, JobRecord> {

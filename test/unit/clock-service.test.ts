@@ -117,6 +117,49 @@ describe('ClockService', () => {
     expect(errors).toHaveLength(1)
   })
 
+  it('as each held attempt is answered, the earliest delivery put aside takes the slot, and only it leaves the others', async () => {
+    const { clock } = await setup()
+    clock.start()
+    const pushes = vi.spyOn(MinHeap.prototype, 'push')
+    const started: number[] = []
+    const answers: Array<() => void> = []
+    try {
+      clock.register(
+        'deliver',
+        (job) => {
+          started.push(job.payload.n as number)
+          return new Promise<undefined>((resolve) => answers.push(() => resolve(undefined)))
+        },
+        { awaitsNetwork: true },
+      )
+      // Scheduled out of order: they run in the order of their due times.
+      for (let i = 0; i < 40; i++) {
+        const n = (i * 7) % 40
+        clock.schedule('ms_a', 'deliver', START + (n + 1) * 1000, { n })
+      }
+      const advanced = await clock.advance('ms_a', { ms: MINUTE }, 'both')
+      expect(started).toEqual([...Array(16).keys()])
+      expect(advanced.ran.filter((action) => action.description.includes('waits for one of the 16'))).toHaveLength(24)
+
+      pushes.mockClear()
+      answers[0]!()
+      await vi.waitFor(() => expect(started).toHaveLength(17))
+      expect(started[16]).toBe(16)
+      // One back in the queue for the one slot freed, not all 24 to put 23 aside again.
+      expect(pushes.mock.calls.length).toBe(1)
+      for (let i = 1; i < 40; i++) {
+        answers[i]!()
+        await vi.waitFor(() => expect(started).toHaveLength(Math.min(40, 17 + i)), { interval: 5 })
+      }
+      expect(started).toEqual([...Array(40).keys()])
+    } finally {
+      pushes.mockRestore()
+      // stop() waits for the attempts in flight.
+      for (const answer of answers) answer()
+      await clock.stop()
+    }
+  })
+
   it('keeps the queue a reload rebuilt while an advance waits on a receiver (a state reset mid-advance)', async () => {
     const { store, wall } = await setup()
     const clock = new ClockService({ store, wall, onError: () => {}, networkWaitMs: 10_000 })
