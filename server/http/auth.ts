@@ -34,7 +34,11 @@ export function authenticate(ctx: ServiceContext, options: { allowPublishable?: 
       return
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
-    const plaintext = match?.[1]
+    if (!match) {
+      next(malformedAuthorization(header))
+      return
+    }
+    const plaintext = match[1]
     const key = plaintext && parseKeyPrefix(plaintext) ? findUsableKey(ctx, plaintext) : undefined
     const merchant = key && ctx.store.get('merchants', key.merchantId)
     if (!key || !merchant) {
@@ -51,6 +55,22 @@ export function authenticate(ctx: ServiceContext, options: { allowPublishable?: 
     res.locals.caller = caller
     next()
   }
+}
+
+/**
+ * Still invalid_api_key, as the spec has no other code for it, but saying what is wrong with the header: a key sent
+ * without `Bearer ` (or as Basic credentials, which some HTTP clients default to) otherwise reads as a bad key.
+ */
+function malformedAuthorization(header: string) {
+  const [scheme = '', ...rest] = header.trim().split(/\s+/)
+  const message = /^(sk|pk)_(test|live)_/.test(scheme)
+    ? 'The Authorization header holds a key without its scheme: send `Authorization: Bearer <key>`.'
+    : !/^bearer$/i.test(scheme)
+      ? 'The Authorization header must be `Bearer <key>`; other schemes (Basic, …) are not taken.'
+      : rest.length === 0
+        ? 'The Authorization header says Bearer but holds no key: send `Authorization: Bearer <key>`.'
+        : 'The Authorization header must be `Bearer <key>`: one key, with no space in it.'
+  return apiError('invalid_api_key', message, { headers: { 'WWW-Authenticate': CHALLENGE.invalid } })
 }
 
 const invalidApiKey = () =>

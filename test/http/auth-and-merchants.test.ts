@@ -58,6 +58,21 @@ describe('authentication', () => {
     expect(response.headers.get('www-authenticate')).toBe('Bearer realm="bula", error="invalid_token"')
   })
 
+  it('says what is wrong with an Authorization header that is not `Bearer <key>`, never echoing the key', async () => {
+    const { keys } = await signupMerchant(base)
+    for (const [authorization, message] of [
+      [keys.secret, 'The Authorization header holds a key without its scheme: send `Authorization: Bearer <key>`.'],
+      [`Basic ${Buffer.from(`${keys.secret}:`).toString('base64')}`, 'The Authorization header must be `Bearer <key>`; other schemes (Basic, …) are not taken.'],
+      ['Bearer ', 'The Authorization header says Bearer but holds no key: send `Authorization: Bearer <key>`.'],
+      [`Bearer ${keys.secret} extra`, 'The Authorization header must be `Bearer <key>`: one key, with no space in it.'],
+      ['Bearer sk_test_nope', 'The API key is unknown, revoked or past its rotation overlap.'],
+    ] as const) {
+      const response = await call(base, 'GET', '/v1/merchants/me', { headers: { authorization } })
+      expect(response.status, authorization).toBe(401)
+      expect(response.body.error, authorization).toEqual({ code: 'invalid_api_key', message })
+    }
+  })
+
   it('answers 401 invalid_api_key to two Authorization headers, even of a valid key: a proxy reading the other one would act for another key', async () => {
     const { keys } = await signupMerchant(base)
     const other = await signupMerchant(base)
