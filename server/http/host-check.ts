@@ -7,18 +7,22 @@ import { headerCount } from './header-count.js'
 import { htmlPageHeaders } from './pages/headers.js'
 
 /**
+ * A whole Host value (RFC 9110 7.2, RFC 3986 3.2.2): a name of letters,
+ * digits, dots and hyphens (underscores too, as container names have them)
+ * or a bracketed IPv6 literal, then an optional `:port`. Nothing else may
+ * follow: `evil.example/.localhost` or `localhost:80@evil.example` would
+ * otherwise read as a local name to this check and as evil.example to a
+ * proxy that routes on the whole value.
+ */
+const HOST_VALUE = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::[0-9]*)?$/
+
+/**
  * The name part of a Host header, lower case, without the port; IPv6
- * literals keep their brackets, as URLs write them. Undefined when there is
- * no name to read (a `[` with no `]`).
+ * literals keep their brackets, as URLs write them. Undefined when the value
+ * is not a host (HOST_VALUE).
  */
 function hostnameOf(host: string): string | undefined {
-  const trimmed = host.trim().toLowerCase()
-  if (trimmed.startsWith('[')) {
-    const end = trimmed.indexOf(']')
-    return end < 0 ? undefined : trimmed.slice(0, end + 1)
-  }
-  const colon = trimmed.indexOf(':')
-  return colon < 0 ? trimmed : trimmed.slice(0, colon)
+  return HOST_VALUE.exec(host.trim().toLowerCase())?.[1]
 }
 
 /**
@@ -53,12 +57,14 @@ function isHostAllowed(hostname: string, allowedNames: readonly string[]): boole
   )
 }
 
-function refusal(hostname: string | undefined): ApiError {
+function refusal(authority: string | undefined, hostname: string | undefined): ApiError {
   const message =
-    hostname === undefined || hostname === ''
+    authority === undefined || authority.trim() === ''
       ? 'This request has no host name in its Host header, so it is refused (the simulator checks Host against DNS rebinding). ' +
         'Send HTTP/1.1 with a Host header; to reach the simulator by a name other than localhost or an IP address, start bula serve with --allowed-host <name>.'
-      : `Host "${hostname}" is not allowed: the simulator answers localhost, IP addresses and the names it was started with, against DNS rebinding. ` +
+      : hostname === undefined
+        ? `Host ${JSON.stringify(authority.slice(0, 100))} is not a host name: send a name or an IP address, then an optional :port, and nothing else.`
+        : `Host "${hostname}" is not allowed: the simulator answers localhost, IP addresses and the names it was started with, against DNS rebinding. ` +
         `If you reach it by this name on purpose (a compose service, a LAN name), start bula serve with --allowed-host ${hostname}.`
   return apiError('host_not_allowed', message)
 }
@@ -90,7 +96,7 @@ export function hostCheck(allowedNames: readonly string[]): RequestHandler {
       next()
       return
     }
-    const error = refusal(hostname)
+    const error = refusal(authority, hostname)
     if (req.accepts(['json', 'html']) !== 'html') {
       next(error)
       return

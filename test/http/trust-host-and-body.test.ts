@@ -52,7 +52,7 @@ describe('DNS rebinding: the Host header', () => {
     expect(response.status).toBe(403)
     expect(response.headers['content-type']).toMatch(/^text\/html/)
     expect(response.headers['content-security-policy']).toBe("default-src 'none'")
-    expect(response.text).toContain('--allowed-host evil&lt;b&gt;.example')
+    expect(response.text).toContain('Host &quot;evil&lt;b&gt;.example&quot; is not a host name')
     expect(response.text).not.toContain('<b>')
   })
 
@@ -67,6 +67,16 @@ describe('DNS rebinding: the Host header', () => {
     for (const host of ['localhost.evil.example', '127.0.0.1.nip.io', 'evillocalhost', '2130706433', '[::1', 'app']) {
       const response = await requestWithHost(server().baseUrl, host, { path: '/_sim/health' })
       expect(response.status, host).toBe(403)
+    }
+  })
+
+  // Found by an adversarial pass: the check read up to the first colon, then `.localhost` at the end, so these
+  // passed, though a proxy routing on the whole value would send them to evil.example.
+  it('refuses a Host value that is not one name or address and a port, saying so', async () => {
+    for (const host of ['localhost:4111@evil.example', 'evil.example#.localhost', 'evil.example/.localhost', 'evil.example?.localhost', 'evil.example\\.localhost', 'localhost:80:80', '[::1]evil']) {
+      const response = await requestWithHost(server().baseUrl, host, { path: '/_sim/health' })
+      expect(response.status, host).toBe(403)
+      expect(response.json.error, host).toEqual({ code: 'host_not_allowed', message: `Host ${JSON.stringify(host)} is not a host name: send a name or an IP address, then an optional :port, and nothing else.` })
     }
   })
 
