@@ -358,6 +358,17 @@ describe('live money needs a live key once there is one (item 5)', () => {
     expect((await m.live.get('/_sim/verification')).body.verification.status).toBe('approved')
   })
 
+  // Found by an adversarial pass: an empty or junk body got 400 naming what it lacked, where a valid one got 403.
+  it('refuses a test key with 403 live_key_required before its body is read, whatever the body', async () => {
+    const m = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
+    for (const path of ['/_sim/verification', '/_sim/verification/reject', '/_sim/payouts/fail-next']) {
+      for (const body of [{}, { junk: true }]) {
+        const refused = await m.test.post(path, body)
+        expect([path, refused.status, refused.body.error?.code]).toEqual([path, 403, 'live_key_required'])
+      }
+    }
+  })
+
   it('approving an approved verification is 409 invalid_state with either key, and mints no key', async () => {
     const m = await merchantWithLiveData(server().baseUrl, { requestPayout: false })
     const keysBefore = (await m.live.get('/v1/api-keys')).body

@@ -1,6 +1,7 @@
 import { Router } from 'express'
 import { failNextPayoutRequestSchema, failNextPayoutResponseSchema, payoutResponseSchema } from '../../../../src/schemas/index.js'
 import type { ServiceContext } from '../../../context.js'
+import { requireLiveKey } from '../../../domain/merchant.js'
 import { failNextPayout, requestPayout } from '../../../services/payouts.js'
 import { apiRouter, apiRoutes } from '../../api-route.js'
 
@@ -8,6 +9,8 @@ import { apiRouter, apiRoutes } from '../../api-route.js'
 export function simPayoutsRouter(ctx: ServiceContext): Router {
   const router = apiRouter()
   const route = apiRoutes(router, ctx)
+  // A test key is refused a live payout fault before its body is read (docs/security.md), as verification is.
+  const liveKeyRoute = apiRoutes(router, ctx, { guard: (caller) => requireLiveKey(caller.merchant, caller.mode, 'A live payout fault') })
   route(
     {
       method: 'post',
@@ -20,7 +23,7 @@ export function simPayoutsRouter(ctx: ServiceContext): Router {
     },
     ({ caller }) => ({ status: 201, body: { payout: requestPayout(ctx, caller) } }),
   )
-  route(
+  liveKeyRoute(
     {
       method: 'post',
       path: '/payouts/fail-next',
