@@ -163,11 +163,15 @@ describe('signing in', () => {
     expect((await post({ key: keys.secret, _csrf: csrf }, 'bula_dashboard_sign_in=other')).status).toBe(403)
 
     const publishable = await post({ key: keys.publishable, _csrf: csrf })
-    expect(publishable.status).toBe(400)
-    expect(await publishable.text()).toContain('That is a publishable key')
+    expect(publishable.status).toBe(403)
+    const publishablePage = await publishable.text()
+    expect(publishablePage).toContain('That is a publishable key')
+    expect(publishablePage).toContain('Error code: publishable_key_forbidden')
     const unknown = await post({ key: 'sk_test_nothere', _csrf: csrf })
     expect(unknown.status).toBe(401)
-    expect(await unknown.text()).not.toContain('sk_test_nothere')
+    const unknownPage = await unknown.text()
+    expect(unknownPage).not.toContain('sk_test_nothere')
+    expect(unknownPage).toContain('Error code: invalid_api_key')
 
     const signedIn = await post({ key: keys.secret, _csrf: csrf })
     expect(signedIn.status).toBe(303)

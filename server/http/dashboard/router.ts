@@ -51,13 +51,14 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
     res.type('js').send(ctx.templates.renderText('dashboard/dashboard.js', {}))
   })
 
-  const signInPage = (res: Response, status: number, error?: string): void => {
+  /** The sign-in form, with a refusal's message and, as on the error pages, its code when the API has one. */
+  const signInPage = (res: Response, status: number, error?: string, code?: string): void => {
     const csrf = newToken()
     res.append('Set-Cookie', `${SIGN_IN_COOKIE}=${csrf}; ${cookieAttributes}`)
     const content = kit.render('sign-in', {
       action: dashPath('/sign-in'),
       csrf,
-      error: error ? kit.flash({ tone: 'error', text: error }) : safe(''),
+      error: error ? kit.flash({ tone: 'error', text: error, details: code ? [`Error code: ${code}`] : undefined }) : safe(''),
     })
     res.status(status).type('html').send(kit.bare('Sign in', content))
   }
@@ -77,7 +78,7 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
     const body = (req.body ?? {}) as Record<string, unknown>
     const token = typeof body._csrf === 'string' ? body._csrf : ''
     if (!sameToken(token, readCookie(req, SIGN_IN_COOKIE) ?? '') || !sameOrigin(req)) {
-      signInPage(res, 403, 'This form has expired. Paste the key again.')
+      signInPage(res, 403, 'This form has expired. Paste the key again.', 'csrf_failed')
       return
     }
     // As a form's target under a session (kit.action): the sign-in form posts no query.
@@ -85,12 +86,13 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
     const plaintext = typeof body.key === 'string' ? body.key.trim() : ''
     const claimed = parseKeyPrefix(plaintext)
     if (claimed?.type === 'publishable') {
-      signInPage(res, 400, 'That is a publishable key (pk_…). Sign in with a secret key (sk_test_… or sk_live_…).')
+      // 403, as a publishable key is everywhere a secret key is needed (docs/dashboard.md).
+      signInPage(res, 403, 'That is a publishable key (pk_…). Sign in with a secret key (sk_test_… or sk_live_…).', 'publishable_key_forbidden')
       return
     }
     const key = claimed ? findUsableKey(ctx, plaintext) : undefined
     if (!key || !ctx.store.get('merchants', key.merchantId)) {
-      signInPage(res, 401, 'That key is not a usable secret key of any merchant on this simulator.')
+      signInPage(res, 401, 'That key is not a usable secret key of any merchant on this simulator.', 'invalid_api_key')
       return
     }
     setSessionCookie(res, sessions.start(key))
@@ -110,7 +112,7 @@ export function dashboardRouter(ctx: ServiceContext, sessions: DashboardSessions
     }
     const session = sessions.redeemLoginLink(String(req.params.token))
     if (!session) {
-      signInPage(res, 401, 'That sign-in link has been used or has expired. Run `bula dashboard` again, or sign in with a secret key.')
+      signInPage(res, 401, 'That sign-in link has been used or has expired. Run `npx bula dashboard` again, or sign in with a secret key.')
       return
     }
     if (!keyStillUsable(ctx, session.key)) {
