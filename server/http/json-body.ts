@@ -195,8 +195,25 @@ function checkJsonBytes(req: unknown, res: unknown, body: Buffer, charset: strin
   refuseTooComplex(body)
 }
 
+/**
+ * A form field named `__proto__` (or `__proto__[…]`) is refused naming it, as
+ * the key is in a JSON body: the form readers drop it without a word, and
+ * assigning it to an object's property sets the object's prototype.
+ */
+export function refuseProtoFieldName(name: string): void {
+  if (name === '__proto__' || name.startsWith('__proto__[')) {
+    throw invalidRequest(`\`${name}\`: the name \`__proto__\` is not allowed for a form field (it would be dropped silently); rename it.`, name)
+  }
+}
+
+/** express.urlencoded's `verify`: UTF-8 only, and no field named `__proto__`, which its parser would drop. */
+function checkFormBytes(req: unknown, res: unknown, body: Buffer, charset: string): void {
+  utf8Only(req, res, body, charset)
+  for (const name of new URLSearchParams(body.toString('utf8')).keys()) refuseProtoFieldName(name)
+}
+
 /** The urlencoded form reader of the dashboard and the hosted pages (`limit` as `16kb`): flat fields, UTF-8 as JSON is. */
-export const formBody = (limit: string): RequestHandler => express.urlencoded({ extended: false, limit, verify: utf8Only })
+export const formBody = (limit: string): RequestHandler => express.urlencoded({ extended: false, limit, verify: checkFormBytes })
 
 /**
  * The length of a body that needs none of body-parser's generality: JSON

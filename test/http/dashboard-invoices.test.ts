@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { DashboardAgent, errorFlashOf, formOf, hiddenFieldsOf, okFlashOf, submitForm, type DashboardPage } from '../helpers/dashboard.js'
+import { DashboardAgent, csrfOf, errorFlashOf, formOf, hiddenFieldsOf, okFlashOf, submitForm, type DashboardPage } from '../helpers/dashboard.js'
 import { client, signupMerchant, unlockLive, useTestServer } from '../helpers/http.js'
 import { SAMPLE_INVOICE, draftInvoice, idempotent, sentInvoice } from '../helpers/invoices.js'
 import { ManualWallClock } from '../helpers/manual-wall-clock.js'
@@ -176,6 +176,30 @@ describe('New draft form', () => {
     const made = await agent.post('/dashboard/invoices', fields)
     expect(made.status).toBe(303)
     expect((await api.get('/v1/invoices')).body.data).toHaveLength(1)
+  })
+
+  // Found by an adversarial pass: the form reader dropped these without a word, as contract §10 forbids for a body.
+  it('refuses a field named __proto__ with a 400 page naming it, and makes nothing', async () => {
+    const { keys } = await signupMerchant(base, 'business')
+    const api = client(base, keys.secret)
+    const agent = await DashboardAgent.signIn(base, keys.secret)
+    const fields = Object.entries({ ...hiddenFieldsOf(await agent.get('/dashboard/invoices'), '/dashboard/invoices'), ...NEW_DRAFT })
+    for (const name of ['__proto__', '__proto__[admin]']) {
+      const refused = await agent.post('/dashboard/invoices', [...fields, [name, 'x']])
+      expect(refused.status, name).toBe(400)
+      expect(refused.html).toContain(`\`${name}\`: the name \`__proto__\` is not allowed for a form field`)
+      expect(refused.html).toContain('<code>invalid_request</code>')
+    }
+    expect((await api.get('/v1/invoices')).body.data).toEqual([])
+    // The one multipart form, verification's, the same.
+    const multipart = new FormData()
+    multipart.set('_csrf', csrfOf((await agent.get('/dashboard/settings')).html))
+    multipart.append('tin', '123-456-789')
+    multipart.append('__proto__', 'x')
+    const refusedUpload = await agent.postMultipart('/dashboard/settings/verification', multipart)
+    expect(refusedUpload.status).toBe(400)
+    expect(refusedUpload.html).toContain('the name `__proto__` is not allowed for a form field')
+    expect((await api.get('/_sim/verification')).body.verification.status).toBe('unverified')
   })
 })
 

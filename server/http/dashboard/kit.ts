@@ -9,7 +9,7 @@ import type { Caller, ServiceContext } from '../../context.js'
 import { keyStillUsable } from '../../services/api-keys.js'
 import { escapeHtml, safe, type SafeHtml, type TemplateValue } from '../../templates.js'
 import { clientErrorOf } from '../errors.js'
-import { formBody } from '../json-body.js'
+import { formBody, refuseProtoFieldName } from '../json-body.js'
 import { htmlPageHeaders } from '../pages/headers.js'
 import { parseWith } from '../validate.js'
 import type { DashboardSession, DashboardSessions, Flash } from './sessions.js'
@@ -170,7 +170,10 @@ async function parseMultipart(req: Request): Promise<ActionInput> {
     throw apiError('invalid_request', 'The form upload could not be read.')
   }
   const input: ActionInput = { fields: {}, files: {} }
-  for (const name of form.keys()) refuseRepeat(name, form.getAll(name).length)
+  for (const name of form.keys()) {
+    refuseProtoFieldName(name)
+    refuseRepeat(name, form.getAll(name).length)
+  }
   for (const [name, value] of form.entries()) {
     if (typeof value === 'string') input.fields[name] = value
     else if (value.size > 0) input.files[name] = { type: value.type, bytes: Buffer.from(await value.arrayBuffer()) }
