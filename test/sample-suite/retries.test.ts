@@ -94,7 +94,8 @@ describe('the recipe of docs/faults-and-doctor.md', () => {
   async function recipe(): Promise<string> {
     const docs = await readFile(path.join(packageRoot(), 'docs', 'faults-and-doctor.md'), 'utf8')
     const section = docs.slice(docs.indexOf('## Test your retries'), docs.indexOf('## `bula doctor`'))
-    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!)
+    // JavaScript, as the page labels the blocks (until 27 November `ts`, which did not compile as written).
+    const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!)
     expect(blocks).toHaveLength(2)
     return blocks.join('\n')
   }
