@@ -87,6 +87,14 @@ export function verifyWebhook<T = unknown>(rawBody: string | Buffer, headers: He
   if (!/^[0-9]{1,12}$/.test(timestamp)) throw new WebhookVerificationError('invalid_timestamp', `${TIMESTAMP_HEADER} is not Unix seconds.`)
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   const now = options.nowSeconds ?? Math.floor(Date.now() / 1000)
+  // A comparison with NaN is false, so a tolerance read from an unset variable (Number(undefined)) would accept a
+  // delivery of any age: the server's own mistake, refused as a missing secret is. (An Infinity tolerance is a
+  // choice, not a mistake: it turns the age check off, as a test of `bula webhooks check` does.)
+  for (const [name, value] of [['toleranceSeconds', tolerance], ['nowSeconds', now]] as const) {
+    if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+      throw new TypeError(`verifyWebhook's options.${name} must be a number of seconds, 0 or more, not ${typeof value === 'number' ? value : typeof value}.`)
+    }
+  }
   if (now - Number(timestamp) > tolerance) {
     throw new WebhookVerificationError('timestamp_out_of_tolerance', `The delivery is older than ${tolerance} seconds.`)
   }

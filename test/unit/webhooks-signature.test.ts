@@ -46,4 +46,19 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(Buffer.from(body), headers, secret, { nowSeconds: now })).toMatchObject({ event_id: 'evt_1' })
     expect(verifyWebhook(new Uint8Array(Buffer.from(body)) as Buffer, headers, secret, { nowSeconds: now })).toMatchObject({ event_id: 'evt_1' })
   })
+
+  // Found by an adversarial pass: `toleranceSeconds: Number(process.env.WEBHOOK_TOLERANCE)` with the variable unset
+  // is NaN, and a comparison with NaN is false, so a delivery of any age was accepted.
+  it('refuses a tolerance or a now that is not a number of seconds, instead of accepting every age', () => {
+    const old = String(now - 100_000)
+    const headers = { 'service-timestamp': old, 'service-signature': `v1=${hmac(old)}` }
+    for (const options of [{ toleranceSeconds: Number.NaN }, { toleranceSeconds: '5000' as unknown as number }, { toleranceSeconds: -1 }, { nowSeconds: Number.NaN }]) {
+      expect(() => verifyWebhook(body, headers, secret, { nowSeconds: now, ...options }), JSON.stringify(options)).toThrow(TypeError)
+    }
+    expect(() => verifyWebhook(body, headers, secret, { nowSeconds: now, toleranceSeconds: Number.NaN })).toThrow(
+      "verifyWebhook's options.toleranceSeconds must be a number of seconds, 0 or more, not NaN.",
+    )
+    expect(() => verifyWebhook(body, headers, secret, { nowSeconds: now })).toThrow(expect.objectContaining({ code: 'timestamp_out_of_tolerance' }))
+    expect(verifyWebhook(body, headers, secret, { nowSeconds: now, toleranceSeconds: 100_000 })).toMatchObject({ event_id: 'evt_1' })
+  })
 })
