@@ -65,6 +65,31 @@ describe('SseParser', () => {
   })
 })
 
+describe('SseParser limits', () => {
+  const MIB = 1024 * 1024
+  const over = `The event stream sent a message of over ${SseParser.MAX_MESSAGE_CHARS / MIB} MiB: that is not a Bula simulator's stream.`
+
+  // Found by an adversarial pass: a server streaming one endless line had `bula listen` re-split all it had read on
+  // every chunk (86 MB in a minute, RSS up to 680 MB).
+  it('refuses a line that never ends once it passes the limit, reading each chunk once', () => {
+    const parser = new SseParser()
+    const chunk = 'A'.repeat(MIB)
+    expect(parser.push('data: ')).toEqual([])
+    for (let i = 1; i < SseParser.MAX_MESSAGE_CHARS / MIB; i++) expect(parser.push(chunk)).toEqual([])
+    expect(() => parser.push(chunk)).toThrow(over)
+  })
+
+  it('refuses a message whose data lines together pass it, and takes one just under it', () => {
+    const line = `data: ${'B'.repeat(MIB - 1)}\n`
+    const parser = new SseParser()
+    for (let i = 0; i < SseParser.MAX_MESSAGE_CHARS / MIB; i++) parser.push(line)
+    expect(parser.push('\n')).toEqual([{ id: undefined, event: 'message', data: expect.any(String) }])
+    expect(() => {
+      for (let i = 0; i <= SseParser.MAX_MESSAGE_CHARS / MIB; i++) parser.push(line)
+    }).toThrow(over)
+  })
+})
+
 describe('readSseMessages', () => {
   it('decodes UTF-8 split across chunks and ends with the body', async () => {
     const bytes = new TextEncoder().encode('id: evt_1\nevent: t\ndata: {"name":"Kai Café 🌺"}\n\n')
