@@ -78,6 +78,13 @@ export class ClockService {
   private readonly locks = new Map<string, Promise<unknown>>()
   /** While a job runs, its merchant's clock reads the job's due time exactly. */
   private readonly pinned = new Map<string, number>()
+  /**
+   * Advances waiting on receivers, by merchant: anything newly queued for that
+   * merchant (a delivery of an event made meanwhile, a new endpoint's
+   * webhook.verified) ends the wait, so that it goes out now, not when the
+   * receivers the advance waits on answer or time out.
+   */
+  private readonly advanceWakers = new Map<string, () => void>()
   /** During an advance, the merchant's clock reads at most its target, however long receivers take to answer. */
   private readonly ceilings = new Map<string, number>()
   /** Jobs whose handlers still await the network (a delivery), per merchant, with the job each is for. */
@@ -339,10 +346,12 @@ export class ClockService {
 
   private enqueue(job: JobRecord): void {
     this.heapOf(job.merchantId).push({ dueAt: job.dueAt, seq: this.seq++, id: job.id })
+    this.advanceWakers.get(job.merchantId)?.()
   }
 
   private enqueueDerived(kind: string, doc: MerchantDoc, dueAt: number): void {
     this.heapOf(doc.merchantId).push({ dueAt, seq: this.seq++, id: doc.id, kind })
+    this.advanceWakers.get(doc.merchantId)?.()
   }
 
   private heapOf(merchantId: string): MinHeap {
@@ -385,8 +394,10 @@ export class ClockService {
    * including jobs they schedule. A job whose handler awaits the network (a
    * webhook delivery) is not waited for on its own: the loop goes on with
    * jobs due at the same time, so receivers are called concurrently (at most
-   * MAX_IN_FLIGHT), and waits for them before a later time, because what
-   * they schedule (a retry) may fall due before it. That waiting has one
+   * MAX_IN_FLIGHT), and waits for them before a time more than one webhook
+   * timeout after theirs, because what they do (schedule a retry, turn an
+   * endpoint active) may come before it; anything queued meanwhile for the
+   * merchant ends the wait, to be run if it is due. That waiting has one
    * budget per run (`networkWaitMs`); once spent, jobs still waiting finish
    * in the background and schedule their retries when they do, so a hung
    * receiver holds an advance about one webhook timeout, not one per attempt.
@@ -412,7 +423,12 @@ export class ClockService {
       // Nothing in flight is nothing to wait for: a busy event loop's delay in resuming is not a receiver's.
       if (inFlight.size === 0) return
       const began = performance.now()
-      await this.settle(inFlight, deadline, which)
+      const queued = new Promise<void>((resolve) => this.advanceWakers.set(merchantId, resolve))
+      try {
+        await this.settle(inFlight, deadline, which, queued)
+      } finally {
+        this.advanceWakers.delete(merchantId)
+      }
       waitedMs += performance.now() - began
     }
     /** Whether `ran` still takes descriptions: a job that finishes after the run has answered is not reported. */
@@ -422,7 +438,10 @@ export class ClockService {
       // Read afresh each time: a state reset or import rebuilds the queue (reload) while a job awaits the network.
       const heap = this.heapOf(merchantId)
       const entry = heap.peek()
-      const waitingFrom = Math.min(...[...inFlight.values()].map((job) => job.dueAt))
+      // What a job in flight does (a retry, an endpoint turned active) happens at most one webhook timeout after its
+      // time, as its answer comes or it times out: a job due before that need not wait for it, as in real time it
+      // would not.
+      const waitingFrom = Math.min(...[...inFlight.values()].map((job) => job.dueAt + (this.deps.networkWaitMs ?? 0)))
       if (entry === undefined || entry.dueAt > target) {
         // Nothing due now; jobs still waiting may schedule something that is (a retry).
         if (inFlight.size === 0 || !budgetLeft()) break
@@ -566,8 +585,8 @@ export class ClockService {
     return jobs
   }
 
-  /** Waits for all (or one) of the jobs in flight, but not past `deadline` (performance.now()). */
-  private async settle(inFlight: Map<Promise<void>, JobRecord>, deadline: number, which: 'all' | 'one'): Promise<void> {
+  /** Waits for all (or one) of the jobs in flight, but not past `deadline` (performance.now()), nor past `queued`. */
+  private async settle(inFlight: Map<Promise<void>, JobRecord>, deadline: number, which: 'all' | 'one', queued: Promise<void>): Promise<void> {
     const left = deadline - performance.now()
     if (inFlight.size === 0 || left <= 0) return
     let timer: NodeJS.Timeout | undefined
@@ -575,7 +594,7 @@ export class ClockService {
       timer = setTimeout(resolve, left)
     })
     const jobs = [...inFlight.keys()]
-    await Promise.race([which === 'all' ? Promise.all(jobs) : Promise.race(jobs), timeout])
+    await Promise.race([which === 'all' ? Promise.all(jobs) : Promise.race(jobs), timeout, queued])
     clearTimeout(timer)
   }
 

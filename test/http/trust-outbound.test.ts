@@ -187,6 +187,36 @@ describe('hung receivers and the clock (item 11)', () => {
     for (const res of hung) res.end('ok')
   })
 
+  // Found by an adversarial pass: while an advance waited on a hung receiver, the merchant's other deliveries, and a
+  // new endpoint's webhook.verified, waited with it (9 s against 0.3 s), so events made meanwhile missed the endpoint.
+  it('while an advance waits on a hung receiver, the merchant\'s other deliveries and a new endpoint\'s check go out at once', async () => {
+    const api = client(patient().baseUrl, (await signupMerchant(patient().baseUrl)).keys.secret)
+    let hang = false
+    const hung: import('node:http').ServerResponse[] = []
+    await activeEndpoint(api, (res) => (hang ? void hung.push(res) : void res.end('ok')))
+    const healthyTypes: string[] = []
+    await activeEndpoint(api, (res) => void res.end('ok'))
+    const healthy = await receiver((res, body) => {
+      healthyTypes.push((JSON.parse(body) as { type: string }).type)
+      res.end('ok')
+    })
+    hang = true
+    await paidEvent(api)
+    await expect.poll(() => hung.length).toBeGreaterThan(0)
+    let advanced = false
+    const advancing = api.post('/_sim/clock/advance', { ms: 1000 }).finally(() => (advanced = true))
+    // The advance now waits on the hung attempt, up to the 10 s timeout.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await api.post('/v1/webhook-endpoints', { url: healthy })
+    await expect.poll(() => healthyTypes, { timeout: 5_000 }).toContain('webhook.verified')
+    await expect.poll(async () => (await api.get('/v1/webhook-endpoints')).body.data.map((endpoint: { status: string }) => endpoint.status), { timeout: 5_000 }).toEqual(['active', 'active', 'active'])
+    await paidEvent(api)
+    await expect.poll(() => healthyTypes, { timeout: 5_000 }).toContain('checkout_session.succeeded')
+    expect(advanced).toBe(false)
+    for (const res of hung) res.end('ok')
+    expect((await advancing).status).toBe(200)
+  })
+
   // Found by an adversarial pass: with every one of a merchant's 16 attempts held by hung receivers, an advance left
   // the expiries and settlement runs behind their deliveries unrun, for over a minute after it answered.
   it('with all 16 attempts held by hung receivers, an advance still runs every expiry and settlement run on the way', async () => {
@@ -231,7 +261,8 @@ describe('hung receivers and the clock (item 11)', () => {
     const now = (await api.get('/_sim/clock')).body.now as number
     const midnight = Math.ceil((now + DAY) / DAY) * DAY
     await api.post('/_sim/clock/advance', { to: midnight - 1 - 40 * 60_000 })
-    const expiring = (await api.post('/v1/checkout-sessions', { amount: 300, currency: 'FJD', expiresAt: midnight - 1 }, key())).body
+    // Its expiry's delivery is due a minute before midnight, more than a webhook timeout: so the run waits for it.
+    const expiring = (await api.post('/v1/checkout-sessions', { amount: 300, currency: 'FJD', expiresAt: midnight - 60_000 }, key())).body
     const paidDuring = (await api.post('/v1/checkout-sessions', { amount: 777, currency: 'FJD' }, key())).body
     hang = true
     const advancing = api.post('/_sim/clock/advance', { to: midnight + 60 * 60_000 })
