@@ -178,7 +178,7 @@ describe('New draft form', () => {
     expect((await api.get('/v1/invoices')).body.data).toHaveLength(1)
   })
 
-  // Found by an adversarial pass: the form reader dropped these without a word, as contract §10 forbids for a body.
+  // Found by an adversarial pass: the form reader dropped these without a word, as docs/security.md forbids for a body.
   it('refuses a field named __proto__ with a 400 page naming it, and makes nothing', async () => {
     const { keys } = await signupMerchant(base, 'business')
     const api = client(base, keys.secret)
