@@ -56,6 +56,19 @@ const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
 const text = (max: number) => z.string().max(max)
 const perMode = <S extends z.ZodType>(schema: S) => z.strictObject({ test: schema, live: schema })
 
+// RFC 6838 names and RFC 9110 parameters, in ASCII without controls: a type is sent as a Content-Type header.
+const MEDIA_NAME = '[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}'
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+const QUOTED = '"(?:[\\t \\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\[\\t \\x21-\\x7E])*"'
+/**
+ * `application/pdf`, `text/plain; charset=utf-8`: a media type, as the
+ * simulator writes it (an Invoice's PDF, a verification document's image).
+ * Text alone let an imported e-mail's attachment be
+ * `text/html\r\nSet-Cookie: …`, and the dashboard's download answered 500
+ * when Node refused it as a header.
+ */
+const mediaType = text(100).regex(new RegExp(`^${MEDIA_NAME}/${MEDIA_NAME}(?:[ \\t]*;[ \\t]*${TOKEN}=(?:${TOKEN}|${QUOTED}))*$`), 'must be a media type (type/subtype, then any ;name=value parameters)')
+
 /** `cs_4fQ…`: the ids server/ids.ts makes, with their type prefix. */
 export const idOf = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`), `must be an id starting ${prefix}_`)
 const merchantId = idOf('ms')
@@ -84,7 +97,7 @@ const jsonObject = z
 // Merchants
 
 const verificationDocumentRecordSchema = z.strictObject({
-  contentType: text(100),
+  contentType: mediaType,
   bytes: count,
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 })
@@ -382,7 +395,7 @@ export const emailRecordSchema = z.strictObject({
     .array(
       z.strictObject({
         filename: text(200),
-        contentType: text(100),
+        contentType: mediaType,
         bytes: count,
         contentBase64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/),
       }),

@@ -24,6 +24,31 @@ describe('state import: documents whose fields agree with their type, not only w
     expect((await api.get(`/v1/invoices/${invoice.id}/pdf`)).status).toBe(200)
   })
 
+  // Found by an adversarial pass: an attachment's type is sent as the download's Content-Type, and Node refused this one.
+  it('refuses an e-mail attachment whose type is not a media type, which the dashboard\'s download answered 500 to', async () => {
+    const { api, invoice } = await sentInvoice(server().baseUrl)
+    expect((await api.post(`/_sim/invoices/${invoice.id}/email`)).status).toBe(200)
+    const exported = (await api.get('/_sim/state')).body
+    expect(exported.collections.emails[0].attachments[0].contentType).toBe('application/pdf')
+    for (const contentType of ['text/html\r\nSet-Cookie: pwn=1', 'application/pdf; name="a\u0000"', 'html', 'text /html', '']) {
+      const state = structuredClone(exported)
+      state.collections.emails[0].attachments[0].contentType = contentType
+      const refused = await api.post('/_sim/state/import', state)
+      expect([contentType, refused.status, refused.body.error?.param]).toEqual([contentType, 400, 'emails[0].attachments[0].contentType'])
+    }
+    expect((await api.get('/_sim/state')).body).toEqual(exported)
+  })
+
+  it('takes an attachment type with parameters, and the dashboard hands the attachment out with it', async () => {
+    const { api, key, invoice } = await sentInvoice(server().baseUrl)
+    const { email } = (await api.post(`/_sim/invoices/${invoice.id}/email`)).body
+    const state = (await api.get('/_sim/state')).body
+    state.collections.emails[0].attachments[0].contentType = 'text/plain; charset="utf-8"; format=flowed'
+    expect((await api.post('/_sim/state/import', state)).status).toBe(200)
+    const download = await (await DashboardAgent.signIn(server().baseUrl, key)).get(`/dashboard/outbox/${email.id}/attachments/0`)
+    expect([download.status, download.headers.get('content-type')]).toEqual([200, 'text/plain; charset="utf-8"; format=flowed'])
+  })
+
   it('keeps the Payouts page up when an imported event\'s object is not what its type says', async () => {
     const { api, key } = await sentInvoice(server().baseUrl)
     const session = await api.post('/v1/checkout-sessions', { amount: 1500, currency: 'FJD' }, idempotent())
