@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { WebhookFaults } from '../../src/schemas/index.js'
+import { MAX_FAULT_WAIT_MS, type WebhookFaults } from '../../src/schemas/index.js'
 
 /**
  * A uniform draw in [0, 1) from the seed, a count and a label: repeatable,
@@ -18,6 +18,9 @@ export interface FaultPlan {
   /** Extra wait before the first attempt, merchant clock. */
   holdMs: number
 }
+
+/** The longest planFaults holds a first attempt back: the whole delay and the whole reorder window. */
+export const MAX_HOLD_MS = 2 * MAX_FAULT_WAIT_MS
 
 /** The faults of the `n`th delivery under this configuration. */
 export function planFaults(faults: WebhookFaults, n: number): FaultPlan {

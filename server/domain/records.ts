@@ -347,7 +347,8 @@ export const deliveryRecordSchema = z.strictObject({
   mode: modeSchema,
   eventId: idOf('evt'),
   endpointId: idOf('we'),
-  url: text(2048),
+  /** Its endpoint's URL when it was made. */
+  url: z.url().max(2048),
   status: deliveryStatusSchema,
   attempts: z
     .array(

@@ -3,11 +3,13 @@ import { invalidRequest } from '../../src/errors.js'
 import { formatFjd } from '../../src/money.js'
 import { MAX_AMOUNT, type Mode } from '../../src/schemas/index.js'
 import { MAX_EXPIRY_MS, MIN_EXPIRY_MS, PAYMENT_OF_SESSION } from './checkout-session.js'
+import { MAX_HOLD_MS } from './faults.js'
 import { MAX_IMPORTED_INVOICE_ID, isInvoicePageUrl, totalsOf } from './invoice.js'
 import { convertToFjd } from './money.js'
 import { railFor } from './payout.js'
 import { recordPath, type MerchantRecord, type RECORD_SCHEMAS } from './records.js'
 import { hasCredentials, isAllowedUrl } from './urls.js'
+import { SECRET_OVERLAP_MS, nextRetryAt } from './webhook-endpoint.js'
 
 /**
  * The collections of one merchant's objects of one mode: what a merchant's
@@ -57,6 +59,8 @@ export interface ModeScope {
    * API makes is. A whole simulator's file is checked before any clock runs.
    */
   clockNow?: number
+  /** Real time as the import runs, given with clockNow: a delivery's signature is stamped with it (signedAt, in seconds). */
+  wallNow?: number
 }
 
 type Refuse = (name: StateCollection, index: number, field: string, why: string) => never
@@ -78,35 +82,60 @@ export function checkModeObjects(docs: ModeObjects, scope: ModeScope): number {
   checkReferences(docs, scope, refuse)
   const balance = checkPayments(docs, refuse)
   checkStamps(docs, refuse)
-  if (scope.clockNow !== undefined) checkNotAfter(docs, scope.clockNow, refuse)
+  if (scope.clockNow !== undefined) checkNotAfter(docs, scope.clockNow, scope.wallNow, refuse)
   return balance
 }
 
-/** The times the API stamps as things happen, per collection: each at most the clock (expiresAt and retry times are ahead by design). */
+/**
+ * The times the API stamps as things happen, per collection: each at most
+ * the clock (expiresAt and retry times are ahead by design). `attempts[].at`
+ * is each attempt's.
+ */
 const HAPPENED_AT = {
   checkoutSessions: ['createdAt', 'endedAt'],
   paymentIntents: ['createdAt', 'updatedAt'],
   invoices: ['createdAt', 'sentAt', 'paidAt', 'voidedAt'],
   payouts: ['createdAt', 'sentAt', 'paidAt'],
   events: ['createdAt'],
-  webhookEndpoints: ['createdAt'],
+  webhookEndpoints: ['createdAt', 'secrets[].createdAt'],
+  deliveries: ['createdAt', 'attempts[].at'],
   emails: ['createdAt'],
 } as const
+
+/** Why a time after the clock the import sets is refused. */
+const afterTheClock = (clockNow: number): string =>
+  `is after the merchant's clock as this import leaves it (${new Date(clockNow).toISOString()}): nothing the API stamps is dated ahead of it.`
+
+/** The values a HAPPENED_AT path names in a document, each with its field path as a refusal names it (`attempts[2].at`). */
+function stampsAt(doc: Record<string, unknown>, path: string): [string, unknown][] {
+  const [outer, inner] = path.split('.') as [string, string | undefined]
+  if (inner === undefined) return [[outer, doc[outer]]]
+  const list = outer.slice(0, -2)
+  return (doc[list] as Record<string, unknown>[]).map((item, k) => [`${list}[${k}].${inner}`, item[inner]])
+}
 
 /**
  * Nothing in the file happened after the clock the import sets: a payment
  * dated a day ahead of it was swept by a settlement run dated before the
- * payment, and the merchant's next export no longer imported.
+ * payment, and the merchant's next export no longer imported. A delivery's
+ * signature time is real time, not the merchant's: at most `wallNow`.
  */
-function checkNotAfter(docs: ModeObjects, clockNow: number, refuse: Refuse): void {
-  for (const [name, fields] of Object.entries(HAPPENED_AT) as [keyof typeof HAPPENED_AT, readonly string[]][]) {
+function checkNotAfter(docs: ModeObjects, clockNow: number, wallNow: number | undefined, refuse: Refuse): void {
+  for (const [name, paths] of Object.entries(HAPPENED_AT) as [keyof typeof HAPPENED_AT, readonly string[]][]) {
     ;(docs[name] as unknown as Record<string, unknown>[]).forEach((doc, i) => {
-      for (const field of fields) {
-        const at = doc[field]
-        if (typeof at === 'number' && at > clockNow) refuse(name, i, field, `is after the merchant's clock as this import leaves it (${new Date(clockNow).toISOString()}): nothing the API stamps is dated ahead of it.`)
+      for (const path of paths) {
+        for (const [field, at] of stampsAt(doc, path)) if (typeof at === 'number' && at > clockNow) refuse(name, i, field, afterTheClock(clockNow))
       }
     })
   }
+  if (wallNow === undefined) return
+  docs.deliveries.forEach((delivery, i) => {
+    delivery.attempts.forEach((attempt, k) => {
+      if (attempt.signedAt * 1000 > wallNow) {
+        refuse('deliveries', i, `attempts[${k}].signedAt`, `is after real time as this import runs (${new Date(wallNow).toISOString()}): a signature is stamped with real time.`)
+      }
+    })
+  })
 }
 
 /** Every reference names an object of the same documents (so of one merchant and mode), and the documents obey the API's own rules. */
@@ -184,9 +213,15 @@ function checkReferences(docs: ModeObjects, scope: ModeScope, refuse: Refuse): v
     if (!events.has(delivery.eventId)) refuse('deliveries', i, 'eventId', notHere)
     // A delivery may outlive its endpoint (deleted since), but may never name someone else's.
     const endpoint = scope.webhookEndpoint(delivery.endpointId)
-    if (!endpoints.has(delivery.endpointId) && endpoint && (endpoint.merchantId !== merchant.id || endpoint.mode !== mode)) {
+    const own = endpoints.get(delivery.endpointId)
+    if (!own && endpoint && (endpoint.merchantId !== merchant.id || endpoint.mode !== mode)) {
       refuse('deliveries', i, 'endpointId', notHere)
     }
+    // A delivery is made with its endpoint's URL (enqueueDeliveries), and no route changes an endpoint's URL: one
+    // whose endpoint was deleted still has the URL that endpoint had, which the endpoint's rules let in.
+    if (own && delivery.url !== own.url) refuse('deliveries', i, 'url', `must be its endpoint's url (${own.url}): an endpoint's URL never changes.`)
+    if (!own && !urlAllowed(delivery.url)) refuse('deliveries', i, 'url', `must be HTTPS${mode === 'test' ? ' or loopback http' : ''}, as its endpoint's was.`)
+    if (!own && hasCredentials(delivery.url)) refuse('deliveries', i, 'url', 'must not hold a user name or password, as its endpoint\'s could not.')
   })
   docs.emails.forEach((email, i) => {
     if (!sessions.has(email.relatedId) && !invoices.has(email.relatedId)) refuse('emails', i, 'relatedId', notHere)
@@ -299,8 +334,12 @@ function checkPayoutsFollowPayments(docs: ModeObjects, refuse: Refuse): void {
  * its session does. Invoices (transitionInvoice): sent after created, paid
  * or voided after sent. Payouts (sweep and the disbursement jobs in
  * payouts.ts): sent after created, paid after sent; a failed one has its
- * reason. The payments and references are already checked (checkPayments),
- * so each status has the payment it needs.
+ * reason. Webhook endpoints (rotateEndpointSecret): the current secret
+ * signs until the next rotation, and the one it replaced for 72 hours from
+ * then. Deliveries (server/events/delivery.ts): a next try only while
+ * pending, no later than the retry schedule sets it. The payments and
+ * references are already checked (checkPayments), so each status has the
+ * payment it needs.
  */
 function checkStamps(docs: ModeObjects, refuse: Refuse): void {
   const sessions = byId(docs.checkoutSessions)
@@ -335,6 +374,33 @@ function checkStamps(docs: ModeObjects, refuse: Refuse): void {
     if (payout.status !== 'pending' && payout.sentAt === null) refuse('payouts', i, 'sentAt', `is required: a ${payout.status} Payout was sent first.`)
     if (payout.sentAt !== null && payout.sentAt < payout.createdAt) refuse('payouts', i, 'sentAt', `is before createdAt (${payout.createdAt}).`)
     if (payout.paidAt !== null && payout.paidAt < payout.sentAt!) refuse('payouts', i, 'paidAt', `is before sentAt (${payout.sentAt}): a Payout is paid after it is sent.`)
+  })
+  docs.webhookEndpoints.forEach((endpoint, i) => {
+    endpoint.secrets.forEach((secret, k) => {
+      const field = `secrets[${k}].expiresAt`
+      if (k === 0 && secret.expiresAt !== null) refuse('webhookEndpoints', i, field, 'must be null: the current secret signs until the next rotation.')
+      if (k === 0) return
+      // Secrets are newest first: the one before this one was made by the rotation that started this one's overlap.
+      const rotatedAt = endpoint.secrets[k - 1]!.createdAt
+      if (secret.expiresAt === null) refuse('webhookEndpoints', i, field, 'is required: a rotated secret verifies for 72 hours after its rotation.')
+      if (secret.expiresAt! > rotatedAt + SECRET_OVERLAP_MS) {
+        refuse('webhookEndpoints', i, field, `is more than 72 hours after the rotation that replaced it (secrets[${k - 1}].createdAt, ${rotatedAt}).`)
+      }
+    })
+  })
+  docs.deliveries.forEach((delivery, i) => {
+    if (delivery.nextAttemptAt === null) return
+    if (delivery.status !== 'pending') refuse('deliveries', i, 'nextAttemptAt', `must be null on a ${delivery.status} delivery: only a pending one waits for a try.`)
+    // The latest the schedule sets: the first try when the delivery is made, held back at most by a fault plan;
+    // each retry a step of RETRY_DELAYS_MS after the try before it, and none once the steps are used up. A try due
+    // sooner is only tried sooner; one due later is beyond any time the schedule leads to (a century, say).
+    const last = delivery.attempts.at(-1)
+    const latest = last === undefined ? delivery.createdAt + MAX_HOLD_MS : nextRetryAt(last.at, delivery.attempts.length)
+    if (latest === null) refuse('deliveries', i, 'nextAttemptAt', `must be null: after ${delivery.attempts.length} failed attempts the retry schedule is used up.`)
+    if (delivery.nextAttemptAt > latest!) {
+      const after = last === undefined ? `its creation (${delivery.createdAt}) and the longest fault hold` : `its last attempt (${last.at})`
+      refuse('deliveries', i, 'nextAttemptAt', `is after ${latest}, the latest the retry schedule sets after ${after}.`)
+    }
   })
 }
 

@@ -232,6 +232,9 @@ function checkImport(ctx: ServiceContext, caller: Caller, body: unknown, parsed:
   if (part.clockOffsetMs > merchant.clockOffsetMs + MAX_ADVANCE_MS) {
     throw invalidRequest(`The clock may move at most one advance (${MAX_ADVANCE_MS} ms) ahead of where it is.`, 'merchants[0].clockOffsetMs')
   }
+  // The clock only moves on, also through an import (applyImport).
+  const wallNow = ctx.clock.wallNow()
+  const clockNow = wallNow + Math.max(merchant.clockOffsetMs, part.clockOffsetMs)
   for (const field of LIVE_MONEY_SETTINGS) {
     if (!isDeepStrictEqual(part.settings[field], merchant.settings[field])) {
       requireLiveKey(merchant, mode, `Changing ${field}`, `merchants[0].settings.${field}`)
@@ -251,8 +254,8 @@ function checkImport(ctx: ServiceContext, caller: Caller, body: unknown, parsed:
     invoiceWithPageToken: (token) => ctx.store.lookup('invoices', 'byPageToken', token),
     webhookEndpoint: (id) => ctx.store.get('webhookEndpoints', id),
     place: (_name, index) => index,
-    // The clock only moves on, also through an import (applyImport).
-    clockNow: ctx.clock.wallNow() + Math.max(merchant.clockOffsetMs, part.clockOffsetMs),
+    clockNow,
+    wallNow,
   })
   return { part, docs, balance }
 }

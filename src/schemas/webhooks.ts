@@ -72,6 +72,8 @@ export const resendEventResponseSchema = z.object({ deliveries: z.array(delivery
 export type ResendEventResponse = z.infer<typeof resendEventResponseSchema>
 
 const share = z.number().min(0).max(1)
+/** The longest a fault holds a delivery back: the most `delayMs`, and the most `reorderWindowMs`. */
+export const MAX_FAULT_WAIT_MS = 60 * 60 * 1000
 
 /**
  * Delivery faults for testing a receiver's resilience (per merchant and
@@ -86,10 +88,10 @@ export const webhookFaultsRequestSchema = z.strictObject({
   duplicate: share.default(0),
   /** Share of deliveries held back by `delayMs`. */
   delay: share.default(0),
-  delayMs: z.number().int().min(0).max(60 * 60 * 1000).default(5000),
+  delayMs: z.number().int().min(0).max(MAX_FAULT_WAIT_MS).default(5000),
   /** Share of deliveries held back by a random 0 to `reorderWindowMs`, so later events overtake them. */
   reorder: share.default(0),
-  reorderWindowMs: z.number().int().min(1).max(60 * 60 * 1000).default(3000),
+  reorderWindowMs: z.number().int().min(1).max(MAX_FAULT_WAIT_MS).default(3000),
 })
 export type WebhookFaultsRequest = z.infer<typeof webhookFaultsRequestSchema>
 export const webhookFaultsSchema = webhookFaultsRequestSchema.required().extend({
