@@ -89,10 +89,10 @@ export function checkModeObjects(docs: ModeObjects, scope: ModeScope): number {
 /**
  * The times the API stamps as things happen, per collection: each at most
  * the clock (expiresAt and retry times are ahead by design). `attempts[].at`
- * is each attempt's.
+ * is each attempt's, `quote.asOf` a quote's when there is one.
  */
 const HAPPENED_AT = {
-  checkoutSessions: ['createdAt', 'endedAt'],
+  checkoutSessions: ['createdAt', 'endedAt', 'quote.asOf'],
   paymentIntents: ['createdAt', 'updatedAt'],
   invoices: ['createdAt', 'sentAt', 'paidAt', 'voidedAt'],
   payouts: ['createdAt', 'sentAt', 'paidAt'],
@@ -103,15 +103,19 @@ const HAPPENED_AT = {
 } as const
 
 /** Why a time after the clock the import sets is refused. */
-const afterTheClock = (clockNow: number): string =>
+export const afterTheClock = (clockNow: number): string =>
   `is after the merchant's clock as this import leaves it (${new Date(clockNow).toISOString()}): nothing the API stamps is dated ahead of it.`
 
 /** The values a HAPPENED_AT path names in a document, each with its field path as a refusal names it (`attempts[2].at`). */
 function stampsAt(doc: Record<string, unknown>, path: string): [string, unknown][] {
   const [outer, inner] = path.split('.') as [string, string | undefined]
   if (inner === undefined) return [[outer, doc[outer]]]
-  const list = outer.slice(0, -2)
-  return (doc[list] as Record<string, unknown>[]).map((item, k) => [`${list}[${k}].${inner}`, item[inner]])
+  if (outer.endsWith('[]')) {
+    const list = outer.slice(0, -2)
+    return (doc[list] as Record<string, unknown>[]).map((item, k) => [`${list}[${k}].${inner}`, item[inner]])
+  }
+  const nested = doc[outer] as Record<string, unknown> | null
+  return nested === null ? [] : [[path, nested[inner]]]
 }
 
 /**

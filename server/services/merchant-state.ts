@@ -6,7 +6,7 @@ import type { Mode } from '../../src/schemas/index.js'
 import type { Caller, ServiceContext } from '../context.js'
 import { INVOICE_ID_COUNTER } from '../domain/invoice.js'
 import { requireLiveKey, type MerchantRecord } from '../domain/merchant.js'
-import { checkModeObjects, STATE_COLLECTIONS, type ModeObjects, type StateCollection } from '../domain/state-consistency.js'
+import { afterTheClock, checkModeObjects, STATE_COLLECTIONS, type ModeObjects, type StateCollection } from '../domain/state-consistency.js'
 import {
   idOf,
   merchantRecordSchema,
@@ -235,6 +235,11 @@ function checkImport(ctx: ServiceContext, caller: Caller, body: unknown, parsed:
   // The clock only moves on, also through an import (applyImport).
   const wallNow = ctx.clock.wallNow()
   const clockNow = wallNow + Math.max(merchant.clockOffsetMs, part.clockOffsetMs)
+  // A rate is stamped with the clock when it is set (updateRates), and a quote takes the stamp with the rate.
+  for (const [currency, { asOf }] of Object.entries(part.quoteRates ?? {})) {
+    const at = `merchants[0].quoteRates.${currency}.asOf`
+    if (asOf > clockNow) throw invalidRequest(`${at} ${afterTheClock(clockNow)}`, at)
+  }
   for (const field of LIVE_MONEY_SETTINGS) {
     if (!isDeepStrictEqual(part.settings[field], merchant.settings[field])) {
       requireLiveKey(merchant, mode, `Changing ${field}`, `merchants[0].settings.${field}`)

@@ -185,6 +185,29 @@ describe('/_sim/state', () => {
     expect((await api.post('/_sim/state/import', exported)).status).toBe(200)
   })
 
+  // Found by an adversarial pass: a rate is stamped with the merchant's clock when it is set, and a quote takes its stamp.
+  it('refuses a rate, or a session quoted at a rate, dated after the clock the import sets', async () => {
+    const day = 24 * 60 * 60 * 1000
+    const { keys } = await signupMerchant(server().baseUrl)
+    const api = client(server().baseUrl, keys.secret)
+    await api.put('/_sim/rates', { USD: '2.2600' })
+    await api.post('/v1/checkout-sessions', { quote: { amount: 1000, currency: 'USD' } }, key())
+    const exported = (await api.get('/_sim/state')).body
+    const { now } = (await api.get('/_sim/clock')).body
+    const forgeries: [string, (file: typeof exported) => void][] = [
+      ['merchants[0].quoteRates.USD.asOf', (file) => (file.collections.merchants[0].quoteRates.USD.asOf = now + day)],
+      ['checkoutSessions[0].quote.asOf', (file) => (file.collections.checkoutSessions[0].quote.asOf = now + day)],
+    ]
+    for (const [param, forge] of forgeries) {
+      const forged = structuredClone(exported)
+      forge(forged)
+      const refused = await api.post('/_sim/state/import', forged)
+      expect([refused.status, refused.body.error.param, refused.body.error.message]).toEqual([400, param, expect.stringContaining("is after the merchant's clock as this import leaves it")])
+    }
+    expect((await api.get('/_sim/state')).body).toEqual(exported)
+    expect((await api.post('/_sim/state/import', exported)).status).toBe(200)
+  })
+
   it('refuses another merchant’s state, and anything that is not a state file', async () => {
     const a = await busyMerchant()
     const b = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
