@@ -39,9 +39,13 @@ export const MAX_IMPORTED_INVOICE_ID = 999_999_999
 
 /** The cap applies on create, send and void (spec). */
 export function checkCap(invoice: Pick<InvoiceRecord, 'items' | 'taxPercent'>): void {
-  const { total } = totalsOf(invoice)
+  const { subtotal, tax, total } = totalsOf(invoice)
   if (total > MAX_AMOUNT) {
-    throw invalidRequest(`The invoice total is ${formatFjd(total)}; it must be under FJ$5,000.00.`, 'items')
+    // When the items fit and the tax takes the total over, saying so names what to change.
+    const taxOver = subtotal <= MAX_AMOUNT
+      ? ` (items ${formatFjd(subtotal)} plus ${invoice.taxPercent}% tax ${formatFjd(tax)}): lower the items or the tax percent`
+      : ''
+    throw invalidRequest(`The invoice total is ${formatFjd(total)}${taxOver}; it must be under FJ$5,000.00.`, 'items')
   }
 }
 

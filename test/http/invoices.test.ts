@@ -177,6 +177,17 @@ describe('POST /v1/invoices', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(status)
     if (param) expect(response.body.error).toMatchObject({ code: 'invalid_request', param })
   })
+
+  // Found by a newcomer's pass: "(param: items)" alone, when the items fit and the tax took the total over.
+  it('says when the tax takes a total over the cap, and what to change', async () => {
+    const { create } = await business()
+    const taxed = await create(draft({ items: [item({ unitPrice: 450000 })], taxPercent: 15 }))
+    expect(taxed.body.error.message).toBe(
+      'The invoice total is FJ$5,175.00 (items FJ$4,500.00 plus 15% tax FJ$675.00): lower the items or the tax percent; it must be under FJ$5,000.00.',
+    )
+    const items = await create(draft({ items: [item({ unitPrice: 499999 }), item({ unitPrice: 2 })] }))
+    expect(items.body.error).toMatchObject({ param: 'items', message: 'The invoice total is FJ$5,000.01; it must be under FJ$5,000.00.' })
+  })
 })
 
 describe('tax rounding: nearest cent, halves up, integer arithmetic', () => {
