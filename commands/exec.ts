@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import path from 'node:path'
 import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
+import { bulaCommand, withLaunchedCommands } from '../src/cli/launch-command.js'
 import { onStopSignal } from '../src/cli/stop-signals.js'
 import { printable } from '../src/terminal-text.js'
 
@@ -39,7 +40,7 @@ export default class Exec extends Command {
     // front and drops it from its place, so `bula exec -- npm test -- x` ran `--` (127).
     const separator = this.argv.indexOf('--')
     const [command, ...args] = separator === -1 ? (argv as string[]) : this.argv.slice(separator + 1)
-    if (!command) this.error('Give the command to run after `--`, e.g. `bula exec -- npm test`.', { exit: 2 })
+    if (!command) this.error(`Give the command to run after \`--\`, e.g. \`${bulaCommand('exec -- npm test')}\`.`, { exit: 2 })
     const { startServer, StartError } = await import('../server/start.js')
     const { mintTestKeys } = await import('../server/services/merchants.js')
     const log = (line: string): void => {
@@ -58,7 +59,7 @@ export default class Exec extends Command {
         allowedHosts: flags['allowed-host'],
       })
     } catch (error) {
-      if (error instanceof StartError) this.error(error.message, { exit: error.exitCode })
+      if (error instanceof StartError) this.error(withLaunchedCommands(error.message), { exit: error.exitCode })
       throw error
     }
     const health = await fetch(`${server.baseUrl}/_sim/health`)

@@ -1,6 +1,7 @@
 import { Command, Flags } from '@oclif/core'
 import path from 'node:path'
 import { allowedHostFlag } from '../src/cli/allowed-host-flag.js'
+import { bulaCommand, withLaunchedCommands } from '../src/cli/launch-command.js'
 import { canDrawLiveView } from '../src/cli/output.js'
 import { onStopSignal } from '../src/cli/stop-signals.js'
 import { printable } from '../src/terminal-text.js'
@@ -58,7 +59,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
         allowedHosts: flags['allowed-host'],
       })
     } catch (error) {
-      if (error instanceof StartError) this.error(error.message, { exit: error.exitCode })
+      if (error instanceof StartError) this.error(withLaunchedCommands(error.message), { exit: error.exitCode })
       throw error
     }
 
@@ -109,7 +110,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     // Without it, the keys of this simulator seem to be the CLI's, while its commands still go to the other one.
     const otherProfileNote =
       profile !== null && profile !== 'default'
-        ? `The CLI still uses profile "default" (another simulator). For this one: npx bula <command> --profile ${profile}, or export BULA_PROFILE=${profile}`
+        ? `The CLI still uses profile "default" (another simulator). For this one: ${bulaCommand(`<command> --profile ${profile}`)}, or export BULA_PROFILE=${profile}`
         : null
     // The board is for a person at a terminal; CI logs, dumb terminals and --json get plain lines.
     if (!flags.json && canDrawLiveView(process.stdout, process.env)) {
@@ -128,7 +129,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       const chalk = (await import('chalk')).default
       this.log(`${chalk.bold('Bula')} ${server.version} simulator ready at ${chalk.cyan(server.baseUrl)}`)
       this.log(`Data: ${server.dataFile ?? 'in memory (nothing is saved)'}`)
-      this.log(`Dashboard: ${chalk.cyan(`${server.baseUrl}/dashboard`)} (\`bula dashboard\` opens it signed in)`)
+      this.log(`Dashboard: ${chalk.cyan(`${server.baseUrl}/dashboard`)} (\`${bulaCommand('dashboard')}\` opens it signed in)`)
       if (server.demo) {
         this.log(`\nDemo merchants (test keys, shown only now${profile ? `; saved in CLI profile "${profile}"` : ''}):`)
         for (const [tier, demo] of Object.entries(server.demo)) {

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { parseDuration } from '../../src/duration.js'
 import { parseInstant } from '../../src/cli/instant.js'
+import { bulaCommand } from '../../src/cli/launch-command.js'
 import { formatTime } from '../../src/cli/output.js'
 import { usageError, usageParser } from '../../src/cli/usage.js'
 import type { AdvanceClockRequest, AdvanceClockResponse } from '../../src/schemas/index.js'
@@ -66,9 +67,9 @@ function parseAdvance(input: string): number {
 
 function advanceRequest(duration: number | undefined, to: number | undefined): AdvanceClockRequest {
   if (duration !== undefined && to !== undefined) {
-    throw usageError('Give either a duration (e.g. `bula clock advance 2h`) or --to <time>, not both.')
+    throw usageError(`Give either a duration (e.g. \`${bulaCommand('clock advance 2h')}\`) or --to <time>, not both.`)
   }
   if (duration !== undefined) return { ms: duration }
   if (to !== undefined) return { to }
-  throw usageError('Say how far to move the clock: a duration (e.g. `bula clock advance 2h`) or --to <time>.')
+  throw usageError(`Say how far to move the clock: a duration (e.g. \`${bulaCommand('clock advance 2h')}\`) or --to <time>.`)
 }

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { bulaCommand } from '../../src/cli/launch-command.js'
 import type { ResendEventResponse } from '../../src/schemas/index.js'
 import { deliveryColumns } from '../../src/ui/webhook-fields.js'
 
@@ -27,7 +28,7 @@ export default class EventsResend extends BaseCommand<ResendEventResponse> {
     const { args, flags } = await this.parse(EventsResend)
     const resent = await (await this.client(flags)).resendEvent(args.id, flags.endpoint)
     this.printTable(resent.deliveries, deliveryColumns, 'No active endpoint to send to: nothing queued.')
-    if (resent.deliveries.length > 0) this.log(`See the attempts with \`bula events get ${args.id}\`.`)
+    if (resent.deliveries.length > 0) this.log(`See the attempts with \`${bulaCommand(`events get ${args.id}`)}\`.`)
     return resent
   }
 }

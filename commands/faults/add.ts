@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { bulaCommand } from '../../src/cli/launch-command.js'
 import { usageParser } from '../../src/cli/usage.js'
 import { parseDuration } from '../../src/duration.js'
 import { API_FAULT_ACTIONS, API_FAULT_STATUSES } from '../../src/schemas/enums.js'
@@ -65,7 +66,7 @@ export default class FaultsAdd extends BaseCommand<ApiFault> {
       seed: flags.seed,
     })
     this.printTable([fault], apiFaultColumns, '')
-    this.printNotice(`Remove it with \`bula faults remove ${fault.id}\`, or all with \`bula faults clear\`.`)
+    this.printNotice(`Remove it with \`${bulaCommand(`faults remove ${fault.id}`)}\`, or all with \`${bulaCommand('faults clear')}\`.`)
     return fault
   }
 }

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { bulaCommand } from '../../src/cli/launch-command.js'
 import { usageError } from '../../src/cli/usage.js'
 import { ApiError } from '../../src/errors.js'
 import { packageRoot } from '../../src/package-root.js'
@@ -87,14 +88,14 @@ export default class InitReceiver extends BaseCommand<InitReceiverResult> {
     const { run } = RECEIVERS[lang]
     this.log(`Wrote ${files.join(', ')} to ${dir}${existing.length > 0 ? ` (overwrote ${existing.join(', ')})` : ''}.`)
     this.log()
-    this.log('Next, with `npx bula serve` running (see README.md):')
-    this.log('  export BULA_WEBHOOK_SECRET=$(npx bula listen --print-secret)')
+    this.log(`Next, with \`${bulaCommand('serve')}\` running (see README.md):`)
+    this.log(`  export BULA_WEBHOOK_SECRET=$(${bulaCommand('listen --print-secret')})`)
     // In the background, as docs/webhooks-receiver.md has it: pasted as printed, the lines after it run too, so it
     // is given a second to listen before the check (which otherwise met ECONNREFUSED in 6 of 6 cases). Its lines go
     // to a file: written into the terminal, they break listen's live view, which redraws over them.
     this.log(`  (cd ${shellWord(path.relative(process.cwd(), dir) || '.')} && ${run} > receiver.log 2>&1) & sleep 1`)
-    this.log(`  npx bula webhooks check http://localhost:4242${RECEIVER_PATH}`)
-    this.log(`  npx bula listen --forward-to http://localhost:4242${RECEIVER_PATH}`)
+    this.log(`  ${bulaCommand(`webhooks check http://localhost:4242${RECEIVER_PATH}`)}`)
+    this.log(`  ${bulaCommand(`listen --forward-to http://localhost:4242${RECEIVER_PATH}`)}`)
     return { dir, lang, run, env: ['BULA_WEBHOOK_SECRET', 'PORT'], path: RECEIVER_PATH, files, overwritten: existing }
   }
 }

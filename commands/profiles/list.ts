@@ -1,5 +1,6 @@
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { maskUrlCredentials } from '../../src/cli/base-url.js'
+import { bulaCommand } from '../../src/cli/launch-command.js'
 import { environmentNotes, environmentOverrides, inUseNote, inUseReport, type EnvironmentOverrides, type ProfileInUseReport } from '../../src/cli/profile-lines.js'
 import { configPath, loadConfig, maskKey } from '../../src/config/profiles.js'
 
@@ -56,7 +57,7 @@ export default class ProfilesList extends BaseCommand<ProfilesListResult> {
         { header: 'SECRET', value: (profile) => profile.secretKey ?? '—' },
         { header: 'PUBLISHABLE', value: (profile) => profile.publishableKey ?? '—' },
       ],
-      `No profiles yet in ${configFile}. Save one with \`bula login --api-key sk_test_...\`, or start \`bula serve\`, which saves its demo keys as "default".`,
+      `No profiles yet in ${configFile}. Save one with \`${bulaCommand('login --api-key sk_test_...')}\`, or start \`${bulaCommand('serve')}\`, which saves its demo keys as "default".`,
     )
     if (profiles.some((profile) => profile.current)) this.log('\n* current profile: commands use it unless --profile or BULA_PROFILE names another.')
     const note = profiles.length === 0 ? undefined : inUseNote(config, inUse)

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { settingsFields } from '../../src/cli/fields.js'
 import { parseBankDestination, parseWalletDestination } from '../../src/payout-destination.js'
+import { bulaCommand } from '../../src/cli/launch-command.js'
 import { usageError, usageParser } from '../../src/cli/usage.js'
 import { PAYOUT_SCHEDULES } from '../../src/schemas/enums.js'
 import type { PayoutDestination, Settings, UpdateSettingsRequest } from '../../src/schemas/index.js'
@@ -58,7 +59,7 @@ export default class SettingsSet extends BaseCommand<Settings> {
       liveProviders: flags['live-providers'],
     }
     if (Object.values(changes).every((value) => value === undefined)) {
-      throw usageError('Nothing to change: give at least one setting flag (see `bula settings set --help`).')
+      throw usageError(`Nothing to change: give at least one setting flag (see \`${bulaCommand('settings set --help')}\`).`)
     }
     const settings = await (await this.client(flags)).updateSettings(changes)
     this.printFields(settingsFields(settings))

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { confirm } from '../../src/cli/confirm.js'
+import { bulaCommand } from '../../src/cli/launch-command.js'
 import { usageError } from '../../src/cli/usage.js'
 import type { ResetStateResponse } from '../../src/client/bula-client.js'
 import { printable } from '../../src/terminal-text.js'
@@ -34,7 +35,7 @@ export default class StateReset extends BaseCommand<StateResetResult> {
     if (!flags.merchant) {
       throw usageError(
         'Add --merchant to reset the key\'s merchant. The whole simulator cannot be reset through its API: its state belongs ' +
-          'to its process. Restart `bula serve --memory`, run under `bula exec`, or start from a file with `--import FILE`.',
+          `to its process. Restart \`${bulaCommand('serve --memory')}\`, run under \`${bulaCommand('exec')}\`, or start from a file with \`--import FILE\`.`,
       )
     }
     const client = await this.client(flags)

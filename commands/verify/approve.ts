@@ -1,5 +1,6 @@
 import { BaseCommand } from '../../src/cli/base-command.js'
 import { verificationFields } from '../../src/cli/fields.js'
+import { bulaCommand } from '../../src/cli/launch-command.js'
 import type { ApproveVerificationResponse } from '../../src/schemas/index.js'
 
 export default class VerifyApprove extends BaseCommand<ApproveVerificationResponse> {
@@ -20,7 +21,7 @@ export default class VerifyApprove extends BaseCommand<ApproveVerificationRespon
       ['live secret key', approved.keys.secret],
       ['live publishable key', approved.keys.publishable],
     ])
-    this.printNotice('The live keys are shown only once: store them now, e.g. `bula login --api-key sk_live_... --profile live`.')
+    this.printNotice(`The live keys are shown only once: store them now, e.g. \`${bulaCommand('login --api-key sk_live_... --profile live')}\`.`)
     return approved
   }
 }

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { bulaCommand, withLaunchedCommands } from '../../src/cli/launch-command.js'
 import { parseDuration } from '../../src/duration.js'
 import { usageError, usageParser } from '../../src/cli/usage.js'
 import { checkWebhookReceiver, sendReadingStatusOnly, type WebhookCheckResult } from '../../src/webhooks/check.js'
@@ -50,7 +51,7 @@ export default class WebhooksCheck extends BaseCommand<WebhookCheckResult> {
   async run(): Promise<WebhookCheckResult> {
     const { args, flags } = await this.parse(WebhooksCheck)
     // Not oclif's `required`: its "Missing required flag secret" says neither the variable nor where a secret is found.
-    if (flags.secret === undefined) throw usageError(`Missing --secret (or BULA_WEBHOOK_SECRET). ${WHERE_SECRETS_COME_FROM}`)
+    if (flags.secret === undefined) throw usageError(`Missing --secret (or BULA_WEBHOOK_SECRET). ${withLaunchedCommands(WHERE_SECRETS_COME_FROM)}`)
     const result = await checkWebhookReceiver({ url: args.url, secret: flags.secret, timeoutMs: flags.timeout, send: sendReadingStatusOnly })
 
     this.printTable(
@@ -92,7 +93,7 @@ function parseReceiverUrl(input: string): string {
 
 function parseSigningSecret(input: string): string {
   if (!input.startsWith('whsec_')) {
-    throw new Error('The signing secret starts with whsec_: use the one `bula listen` prints or the endpoint\'s, not an API key.')
+    throw new Error(`The signing secret starts with whsec_: use the one \`${bulaCommand('listen')}\` prints or the endpoint's, not an API key.`)
   }
   return input
 }

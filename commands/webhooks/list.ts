@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command.js'
+import { bulaCommand } from '../../src/cli/launch-command.js'
 import type { WebhookEndpointList } from '../../src/schemas/index.js'
 import { webhookEndpointColumns } from '../../src/ui/webhook-fields.js'
 
@@ -15,7 +16,7 @@ export default class WebhooksList extends BaseCommand<WebhookEndpointList> {
     if (list.data.some((endpoint) => endpoint.status === 'pending')) {
       this.printNotice(
         'A pending endpoint has not yet answered webhook.verified with a 2xx, so other events skip it. Its attempts and ' +
-          'what the receiver answered: `bula events list --type webhook.verified`, then `bula events get <evt_...>`.',
+          `what the receiver answered: \`${bulaCommand('events list --type webhook.verified')}\`, then \`${bulaCommand('events get <evt_...>')}\`.`,
       )
     }
     return list

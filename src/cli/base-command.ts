@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js'
 import { assertBaseUrlIsRoot, maskUrlCredentials } from './base-url.js'
 import { describeApiKeyOrigin, describeBaseUrlOrigin, formatApiError, toErrorReport, withApiKeyOrigin, withConnectionOrigin } from './error-report.js'
 import { STANDARD_STREAM } from './files.js'
+import { bulaCommand, withLaunchedCommands } from './launch-command.js'
 import { createColors, formatFields, formatTable, openInBrowser, printJson, type Column } from './output.js'
 import { suggestFlags } from './suggest.js'
 import { printable } from '../terminal-text.js'
@@ -124,7 +125,7 @@ export abstract class BaseCommand<T> extends Command {
     if (apiKey === undefined || maskKey(apiKey) !== masked) return undefined
     const next = replacement ?? '<another secret key>'
     if (apiKeyFrom === 'profile') {
-      return `That is the key this CLI uses (profile "${profileName}"), and it stops working ${when}. Save ${replacement ? 'the new one' : 'another'}: bula login --api-key ${next}`
+      return `That is the key this CLI uses (profile "${profileName}"), and it stops working ${when}. Save ${replacement ? 'the new one' : 'another'}: ${bulaCommand(`login --api-key ${next}`)}`
     }
     const where = apiKeyFrom === 'environment' ? 'BULA_API_KEY' : '--api-key'
     return `That is the key this CLI uses (${where}), and it stops working ${when}. Use ${replacement ? 'the new one' : 'another'} in ${where} from now on.`
@@ -151,7 +152,7 @@ export abstract class BaseCommand<T> extends Command {
   protected override async catch(caught: Errors.CLIError | Error): Promise<unknown> {
     if (caught instanceof Errors.ExitError) throw caught
     suggestFlags(caught)
-    const error = withoutUrlCredentials(withApiKeyOrigin(withConnectionOrigin(caught, this.baseUrlOrigin), this.apiKeyOrigin))
+    const error = withoutUrlCredentials(withCommandsAsLaunched(withApiKeyOrigin(withConnectionOrigin(caught, this.baseUrlOrigin), this.apiKeyOrigin)))
     const report = toErrorReport(error)
     if (this.jsonEnabled()) {
       this.logJson(report.envelope)
@@ -167,6 +168,12 @@ export abstract class BaseCommand<T> extends Command {
     // Usage and unexpected errors: oclif prints them with its help hints.
     return super.catch(error)
   }
+}
+
+/** The error with the commands its message quotes as this CLI was started: the simulator and the client library write them not knowing how. */
+function withCommandsAsLaunched<E>(error: E): E | ApiError {
+  if (!(error instanceof ApiError) || withLaunchedCommands(error.message) === error.message) return error
+  return error.withMessage(withLaunchedCommands(error.message))
 }
 
 /** The error with the credentials of any URL in its message masked: the client names the base URL it could not reach, as given. */

@@ -1,5 +1,6 @@
 import { loadHelpClass, toConfiguredId, type Hook } from '@oclif/core'
 import { toErrorReport } from './error-report.js'
+import { bulaCommand } from './launch-command.js'
 import { printJson } from './output.js'
 import { nearest } from './suggest.js'
 import { usageError } from './usage.js'
@@ -36,7 +37,7 @@ const hook: Hook.CommandNotFound = async function ({ id: typed, config }) {
     ...config.commands.filter((command) => !command.hidden).flatMap((command) => [command.id, ...command.aliases]),
     ...config.topics.filter((topic) => !topic.hidden).map((topic) => topic.name),
   ]
-  const shown = (name: string): string => `${config.bin} ${toConfiguredId(name, config)}`
+  const shown = (name: string): string => bulaCommand(toConfiguredId(name, config))
   // oclif reads the words after a command that takes no argument as part of its name: `bula conformance http://…`.
   // A command with subcommands (`bula profiles`) is left out: the word after it is a mistyped one (`bula profiles lst`).
   const ids = config.commands.map((candidate) => candidate.id)
@@ -46,7 +47,7 @@ const hook: Hook.CommandNotFound = async function ({ id: typed, config }) {
   const notACommand = (): string => {
     const suggestion = nearest(id, new Set(names))
     const hint = suggestion === undefined ? '' : ` Did you mean \`${shown(suggestion)}\`?`
-    return `\`${shown(id)}\` is not a ${config.bin} command.${hint} Run \`${config.bin} help\` for the list of commands.`
+    return `\`${shown(id)}\` is not a ${config.bin} command.${hint} Run \`${bulaCommand('help')}\` for the list of commands.`
   }
   const extra = (name: string): string => {
     const after = words.slice(name.split(':').length)

@@ -3,6 +3,7 @@ import type { ChalkInstance } from 'chalk'
 import { DEFAULT_BASE_URL, type Connection } from '../config/profiles.js'
 import { ApiError, type ErrorEnvelope } from '../errors.js'
 import { printable } from '../terminal-text.js'
+import { bulaCommand } from './launch-command.js'
 import { USAGE_EXIT_CODE } from './usage.js'
 
 /** Exit code of a failed API call or local failure (file, config, connection). */
@@ -115,8 +116,8 @@ export function describeApiKeyOrigin({ apiKeyFrom, profileName }: Pick<Connectio
   if (apiKeyFrom === 'environment') return 'That key came from BULA_API_KEY.'
   if (apiKeyFrom === 'profile') {
     return (
-      `That key came from profile "${profileName}". If it was revoked or rotated (\`bula keys revoke\`, \`bula keys rotate\` and ` +
-      '72 hours), save a working key with `bula login --api-key`; if a simulator was started afresh (`bula serve --memory`, ' +
+      `That key came from profile "${profileName}". If it was revoked or rotated (\`${bulaCommand('keys revoke')}\`, \`${bulaCommand('keys rotate')}\` and ` +
+      `72 hours), save a working key with \`${bulaCommand('login --api-key')}\`; if a simulator was started afresh (\`${bulaCommand('serve --memory')}\`, ` +
       'a new data file), it saved its new keys there: run the command again.'
     )
   }

@@ -6,6 +6,7 @@ import type { CreateInvoiceRequest, InvoiceItem, UpdateInvoiceRequest } from '..
 import { DUE_DATE_RANGE, isInDueDateRange } from '../schemas/enums.js'
 import { isCalendarDate } from '../time.js'
 import { parseUnitPrice } from '../money.js'
+import { bulaCommand } from './launch-command.js'
 import { usageError, usageParser } from './usage.js'
 
 /** The one optional tax line: `--tax VAT:12.5`, or `--tax 12.5` for a line without a label. */
@@ -161,7 +162,7 @@ export function updateInvoiceRequest(flags: InvoiceFieldValues & InvoiceClearVal
     ...(flags['clear-tax'] && { taxLabel: null, taxPercent: 0 }),
   }
   if (Object.values(changes).every((value) => value === undefined)) {
-    throw usageError('Nothing to change: give at least one field or --clear-* flag (see `bula invoices edit --help`).')
+    throw usageError(`Nothing to change: give at least one field or --clear-* flag (see \`${bulaCommand('invoices edit --help')}\`).`)
   }
   return changes
 }

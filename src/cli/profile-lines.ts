@@ -1,4 +1,5 @@
 import { maskUrlCredentials } from './base-url.js'
+import { bulaCommand } from './launch-command.js'
 import { DEFAULT_PROFILE, envValue, isNamed, maskKey, profileInUse, profileNamed, type BulaConfig, type Profile, type ProfileInUse } from '../config/profiles.js'
 
 /** The profile commands use now, and whether it exists: what `bula profiles` reports beside the current one. */
@@ -25,8 +26,8 @@ export function withoutCurrent(config: BulaConfig): string {
   const fallback = profileNamed(config, DEFAULT_PROFILE)
   if (fallback) return `, so commands use "${DEFAULT_PROFILE}" (${maskUrlCredentials(fallback.baseUrl)}).`
   const names = Object.keys(config.profiles).sort()
-  if (names.length === 0) return ' and no profile is left: save one with `bula login --api-key sk_test_...`.'
-  return `, and there is no "${DEFAULT_PROFILE}": make one current with \`bula profiles use NAME\` (profiles: ${names.join(', ')}).`
+  if (names.length === 0) return ` and no profile is left: save one with \`${bulaCommand('login --api-key sk_test_...')}\`.`
+  return `, and there is no "${DEFAULT_PROFILE}": make one current with \`${bulaCommand('profiles use NAME')}\` (profiles: ${names.join(', ')}).`
 }
 
 /**
@@ -44,7 +45,7 @@ export function inUseNote(config: BulaConfig, inUse: ProfileInUseReport): string
     return `${by} names "${inUse.name}": ${uses}` + (config.current === undefined ? '.' : `, not the current profile "${config.current}".`)
   }
   if (inUse.from === 'current') {
-    return inUse.exists ? undefined : `The current profile "${inUse.name}" does not exist: make another current with \`bula profiles use NAME\`.`
+    return inUse.exists ? undefined : `The current profile "${inUse.name}" does not exist: make another current with \`${bulaCommand('profiles use NAME')}\`.`
   }
   return `No profile is current${withoutCurrent(config)}`
 }

@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js'
 import { maskedKey } from '../key-mask.js'
 import { makePrivate } from '../private-file.js'
 import { parseConfig, type BulaConfig, type Profile } from './config-schema.js'
+import { bulaCommand } from '../cli/launch-command.js'
 
 export type { BulaConfig, Profile } from './config-schema.js'
 
@@ -200,7 +201,7 @@ export function unknownProfile(name: string, config: BulaConfig, env: Env = proc
   return new ApiError(
     0,
     'unknown_profile',
-    `No profile named "${name}" in ${configPath(env)}` + (known.length ? ` (profiles: ${known.join(', ')}).` : '. Create one with `bula login`.'),
+    `No profile named "${name}" in ${configPath(env)}` + (known.length ? ` (profiles: ${known.join(', ')}).` : `. Create one with \`${bulaCommand('login')}\`.`),
   )
 }
 

@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk'
 import { formatTime } from '../cli/output.js'
 import { maskUrlCredentials } from '../cli/base-url.js'
+import { bulaCommand } from '../cli/launch-command.js'
 import { EVENT_TYPES } from '../schemas/enums.js'
 import { printable } from '../terminal-text.js'
 import type { ForwardResult } from './forward.js'
@@ -70,7 +71,7 @@ export function plainReporter(write: (line: string) => void, colors: ChalkInstan
   return {
     ready: (info) => {
       write(colors.bold('Ready.') + ' ' + describeReady(info).join('\n'))
-      write(`Webhook signing secret: ${colors.cyan(info.secret)} (the same on every run; \`bula listen --print-secret\` prints it)`)
+      write(`Webhook signing secret: ${colors.cyan(info.secret)} (the same on every run; \`${bulaCommand('listen --print-secret')}\` prints it)`)
       write('Press Ctrl-C to stop.')
     },
     waiting: ({ reason, retryInMs }) => {

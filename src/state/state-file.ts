@@ -1,5 +1,6 @@
 import type { MerchantState } from '../client/bula-client.js'
 import { inputName, readJsonFile, STANDARD_STREAM } from '../cli/files.js'
+import { bulaCommand } from '../cli/launch-command.js'
 import { ApiError } from '../errors.js'
 import { MAX_BODY_DEPTH, nestsDeeperThan } from '../json-depth.js'
 import { STATE_IMPORT_LIMIT_BYTES } from './limits.js'
@@ -18,7 +19,7 @@ export async function readStateFile(file: string): Promise<MerchantState> {
     what: 'a state file',
   })) as Partial<MerchantState> | null
   if (state?.format !== 'bula-state' || state.version !== 1 || typeof state.collections !== 'object' || state.collections === null) {
-    throw new ApiError(0, 'invalid_file', `${name} is not a bula state file of version 1 (written by \`bula state export\`).`, 'file')
+    throw new ApiError(0, 'invalid_file', `${name} is not a bula state file of version 1 (written by \`${bulaCommand('state export')}\`).`, 'file')
   }
   // `bula serve --export-on-exit` writes every merchant, and no merchantId.
   if (typeof state.merchantId !== 'string') {
@@ -28,7 +29,7 @@ export async function readStateFile(file: string): Promise<MerchantState> {
     throw new ApiError(
       0,
       'invalid_file',
-      `${name} holds a whole simulator, not one merchant: ${start} with \`bula serve --import ${given}\` or \`bula exec --import ${given}\`.`,
+      `${name} holds a whole simulator, not one merchant: ${start} with \`${bulaCommand(`serve --import ${given}`)}\` or \`${bulaCommand(`exec --import ${given}`)}\`.`,
       'file',
     )
   }

@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk'
 import { formatDuration } from '../duration.js'
 import { formatTime, type Column } from '../cli/output.js'
+import { withLaunchedCommands } from '../cli/launch-command.js'
 import type { ApiFault, DoctorReport } from '../schemas/index.js'
 import { plural } from '../plural.js'
 import { printable } from '../terminal-text.js'
@@ -26,7 +27,8 @@ export const apiFaultColumns: ReadonlyArray<Column<ApiFault>> = [
  * `bula doctor`'s report for a person: each finding with its severity, the
  * rule, the evidence (time, ids, what happened) and the fix; then a line of
  * totals. Errors first, as the simulator lists them. The findings' text
- * comes from the server (notes quote paths and keys): shown printable().
+ * comes from the server (notes quote paths and keys): shown printable(),
+ * with the commands it quotes as this CLI was started.
  */
 export function formatDoctorReport(report: DoctorReport, colors: ChalkInstance): string {
   const window = report.since === null ? 'everything the simulator still has' : `since ${formatTime(report.since)}`
@@ -40,12 +42,12 @@ export function formatDoctorReport(report: DoctorReport, colors: ChalkInstance):
   ]
   for (const finding of report.findings) {
     const label = finding.severity === 'error' ? colors.red.bold('ERROR') : colors.yellow.bold('WARNING')
-    lines.push('', `${label} ${colors.bold(printable(finding.title))} ${colors.dim(`[${printable(finding.check)}]`)}`, `  Rule: ${printable(finding.rule)}`, '  Evidence:')
+    lines.push('', `${label} ${colors.bold(printable(finding.title))} ${colors.dim(`[${printable(finding.check)}]`)}`, `  Rule: ${printable(withLaunchedCommands(finding.rule))}`, '  Evidence:')
     for (const item of finding.evidence) {
       const ids = printable([item.requestId, item.eventId, item.objectId].filter((id) => id !== null).join(' '))
       lines.push(`    ${item.at === null ? '' : `${formatTime(item.at)}  `}${printable(item.note)}${ids === '' ? '' : colors.dim(`  (${ids})`)}`)
     }
-    lines.push(`  Fix: ${printable(finding.fix)}`)
+    lines.push(`  Fix: ${printable(withLaunchedCommands(finding.fix))}`)
   }
   lines.push('')
   if (report.findings.length === 0) lines.push(colors.green('No findings: nothing in this traffic breaks a rule doctor checks.'))

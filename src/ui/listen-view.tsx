@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk'
 import { Box, render, Static, Text } from 'ink'
 import { useSyncExternalStore } from 'react'
+import { bulaCommand } from '../cli/launch-command.js'
 import type { ForwardResult } from '../listen/forward.js'
 import type { ListenReady, ListenReporter } from '../listen/listen.js'
 import { accepted, deliveryColumns, describeDisconnection, describeReady, describeWaiting, eventTime } from '../listen/report.js'
@@ -54,7 +55,7 @@ function Header({ info, colors }: { info: ListenReady; colors: ChalkInstance }) 
         <Text key={line}>{line}</Text>
       ))}
       <Text>Webhook signing secret: {colors.cyan(info.secret)}</Text>
-      <Text>{colors.dim('The same secret on every run: `bula listen --print-secret` prints it for scripts.')}</Text>
+      <Text>{colors.dim(`The same secret on every run: \`${bulaCommand('listen --print-secret')}\` prints it for scripts.`)}</Text>
     </Box>
   )
 }

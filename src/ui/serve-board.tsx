@@ -2,6 +2,7 @@ import type { ChalkInstance } from 'chalk'
 import type { EventEmitter } from 'node:events'
 import { Box, render, Static, Text } from 'ink'
 import { useSyncExternalStore } from 'react'
+import { bulaCommand } from '../cli/launch-command.js'
 import { printable } from '../terminal-text.js'
 
 export interface ServeBoardInfo {
@@ -66,7 +67,7 @@ function Header({ info, colors, notice }: { info: ServeBoardInfo; colors: ChalkI
       </Text>
       <Text>Data: {info.dataFile ?? 'in memory (nothing is saved)'}</Text>
       <Text>
-        Dashboard: {colors.cyan(`${info.baseUrl}/dashboard`)} {colors.dim('(`bula dashboard` opens it signed in)')}
+        Dashboard: {colors.cyan(`${info.baseUrl}/dashboard`)} {colors.dim(`(\`${bulaCommand('dashboard')}\` opens it signed in)`)}
       </Text>
       {demo.length > 0 ? (
         <Text>{`Demo test keys (shown only now${info.profile ? `; saved in CLI profile "${info.profile}"` : ''}):`}</Text>

@@ -93,7 +93,7 @@ describe('failures before the simulator answers', () => {
   it('reports a simulator that is not running, exit 1, no stack trace', async () => {
     const port = await closedPort()
     const baseUrl = `http://127.0.0.1:${port}`
-    const result = await runCli(['merchants', 'me'], { env: { BULA_BASE_URL: baseUrl, BULA_API_KEY: 'sk_test_x' } })
+    const result = await runCli(['merchants', 'me'], { env: { BULA_BASE_URL: baseUrl, BULA_API_KEY: 'sk_test_x', npm_command: 'exec' } })
     expect(result.exitCode).toBe(1)
     expect(result.stdout).toBe('')
     expect(result.stderr.trim()).toBe(
@@ -109,7 +109,7 @@ describe('failures before the simulator answers', () => {
     const result = await runCli(['balance', '--profile', 'data-4112'], { env: { BULA_CONFIG_DIR: configDir } })
     expect(result.exitCode).toBe(1)
     expect(result.stderr.trim()).toBe(
-      `connection_failed: Could not reach the simulator at http://127.0.0.1:${port}. Start it with \`npx bula serve --port ${port}\`. ` +
+      `connection_failed: Could not reach the simulator at http://127.0.0.1:${port}. Start it with \`bula serve --port ${port}\`. ` +
         'That address came from profile "data-4112"; --profile or --base-url points the CLI at another simulator.',
     )
   })

@@ -91,7 +91,8 @@ describe('bula exec', () => {
     expect(result.stderr).toContain('bad.json')
     // One merchant's export (`bula state export`) is named as such, with the command that loads it.
     await writeFile(path.join(dir, 'merchant.json'), JSON.stringify({ format: 'bula-state', version: 1, merchantId: 'ms_1', collections: {} }))
-    const merchant = await execa('node', [BIN, 'exec', '--import', 'merchant.json', '--', 'true'], { cwd: dir, reject: false, timeout: 30_000 })
+    // Without npm_command, which `npx vitest` sets: the hint's commands are then plain `bula …`.
+    const merchant = await execa('node', [BIN, 'exec', '--import', 'merchant.json', '--', 'true'], { cwd: dir, env: { npm_command: undefined }, reject: false, timeout: 30_000 })
     expect(merchant.exitCode).toBe(2)
     expect(merchant.stderr.replace(/\s*›\s*/g, ' ')).toContain("holds one merchant's objects (written by `bula state export`), not a whole simulator: load it into a running simulator with `bula state import")
   })
@@ -166,7 +167,7 @@ describe('bula exec', () => {
   })
 
   it('says what is missing when no command is given, exit 2, and starts no simulator', async () => {
-    const result = await execa('node', [BIN, 'exec'], { reject: false, timeout: 30_000 })
+    const result = await execa('node', [BIN, 'exec'], { env: { npm_command: undefined }, reject: false, timeout: 30_000 })
     expect(result.exitCode).toBe(2)
     expect(result.stderr).toContain('Give the command to run after `--`, e.g. `bula exec -- npm test`.')
     expect(result.stderr).not.toContain('allowed-host')

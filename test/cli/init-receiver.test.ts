@@ -61,8 +61,8 @@ describe('init receiver', () => {
     for (const file of init.files) expect(read(dir, file)).toBe(read(REPO, 'templates', 'receiver', lang, file))
   })
 
-  it('writes the Node.js one to ./bula-receiver by default and says what to run next, with npx bula', async () => {
-    const result = await execa('node', [path.join(REPO, 'bin', 'run.js'), 'init', 'receiver'], { cwd: workDir, reject: false })
+  it('writes the Node.js one to ./bula-receiver by default and says what to run next, with npx bula when started so', async () => {
+    const result = await execa('node', [path.join(REPO, 'bin', 'run.js'), 'init', 'receiver'], { cwd: workDir, reject: false, env: { npm_command: 'exec' } })
     expect(result.exitCode, result.stderr).toBe(0)
     expect(read(workDir, 'bula-receiver', 'receiver.mjs')).toBe(read(REPO, 'templates', 'receiver', 'node', 'receiver.mjs'))
     expect(result.stdout).toContain('(cd bula-receiver && node receiver.mjs > receiver.log 2>&1) & sleep 1')

@@ -85,7 +85,7 @@ describe.skipIf(!hasScript)('bula serve on a terminal', () => {
   it('says that the CLI still uses the other simulator when "default" is taken, as the plain lines do', async () => {
     const profile = { baseUrl: 'http://127.0.0.1:4111', apiKey: `sk_test_${'a'.repeat(32)}` }
     writeFileSync(path.join(configDir, 'config.json'), JSON.stringify({ current: 'default', profiles: { default: profile } }), { mode: 0o600 })
-    const { child, waitFor } = serveOnTerminal([])
+    const { child, waitFor } = serveOnTerminal([], { npm_command: 'exec' })
     const [, port] = await waitFor(/simulator at http:\/\/127\.0\.0\.1:(\d+)/)
     await waitFor(new RegExp(`saved in CLI profile "memory-${port}"`))
     // The board wraps its lines in a box: read the words, not the layout.

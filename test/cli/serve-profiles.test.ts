@@ -25,8 +25,8 @@ interface Ready {
   stderr: string[]
 }
 
-async function serve(extra: string[], dir = configDir): Promise<Ready> {
-  const child = execa('node', [BIN, 'serve', '--port', '0', '--memory', ...extra], { env: { BULA_CONFIG_DIR: dir, CI: 'true' }, reject: false, buffer: false, stdin: 'ignore' })
+async function serve(extra: string[], dir = configDir, env: Record<string, string | undefined> = { npm_command: undefined }): Promise<Ready> {
+  const child = execa('node', [BIN, 'serve', '--port', '0', '--memory', ...extra], { env: { BULA_CONFIG_DIR: dir, CI: 'true', ...env }, reject: false, buffer: false, stdin: 'ignore' })
   running.push(child)
   const text: string[] = []
   const stderr: string[] = []
@@ -51,7 +51,8 @@ describe('bula serve and the CLI profile', () => {
     expect(first.profile).toBe('default')
     expect(config().profiles.default!.baseUrl).toBe(first.baseUrl)
 
-    const second = await serve([])
+    // Started with npx, as the docs teach: every command it prints is one a shell without bula on PATH runs.
+    const second = await serve([], configDir, { npm_command: 'exec' })
     const port = new URL(second.baseUrl).port
     expect(second.text.join('\n')).toContain(`saved in CLI profile "memory-${port}"`)
     expect(second.text.join('\n')).toContain(`The CLI still uses profile "default" (another simulator). For this one: npx bula <command> --profile memory-${port}, or export BULA_PROFILE=memory-${port}`)

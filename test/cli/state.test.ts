@@ -176,7 +176,7 @@ describe('bula state', () => {
   it('reads standard input for FILE - up to the same limit as a file, naming it, and refuses an empty one or a folder', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     const importStdin = (input: { stdin: Iterable<Uint8Array> } | { input: string }) =>
-      execa('node', [BIN, 'state', 'import', '-', '--json'], { env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir() }, ...input, reject: false, timeout: 60_000 })
+      execa('node', [BIN, 'state', 'import', '-', '--json'], { env: { ...merchant.env, BULA_CONFIG_DIR: cliConfigDir(), npm_command: undefined }, ...input, reject: false, timeout: 60_000 })
 
     // Endless input, as from a program that never stops writing: read only up to the limit, then refused.
     const spaces = new Uint8Array(1024 * 1024).fill(0x20)

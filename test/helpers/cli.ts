@@ -46,13 +46,14 @@ export function removeCliConfigDir(): void {
 /**
  * Runs the built `bula` with these arguments and returns the result whatever
  * the exit code. The environment is the parent's without BULA_* and colour
- * variables (a developer's own key or profile must not leak in), plus the
+ * variables (a developer's own key or profile must not leak in) and without
+ * npm_command (under `npx vitest` every hint would say `npx bula`), plus the
  * per-file config folder and `options.env`. `cwd` is where a file named by a
  * relative path (such as `-` written by mistake) would land.
  */
 export function runCli(args: string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}): Promise<CliResult> {
   const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(BULA_|NO_COLOR$|FORCE_COLOR$)/.test(name)),
+    Object.entries(process.env).filter(([name]) => !/^(BULA_|NO_COLOR$|FORCE_COLOR$|npm_command$)/.test(name)),
   )
   return execa('node', [BIN, ...args], {
     env: { ...inherited, BULA_CONFIG_DIR: cliConfigDir(), ...options.env },

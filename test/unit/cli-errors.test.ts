@@ -125,7 +125,7 @@ describe('where the key of an invalid_api_key came from', () => {
   it('names the flag or BULA_API_KEY, and for a profile says how a restarted simulator refreshes it', () => {
     expect(describeApiKeyOrigin({ profileName: 'default', apiKeyFrom: 'flag' })).toBe('That key came from --api-key.')
     expect(describeApiKeyOrigin({ profileName: 'default', apiKeyFrom: 'environment' })).toBe('That key came from BULA_API_KEY.')
-    expect(describeApiKeyOrigin({ profileName: 'ci', apiKeyFrom: 'profile' })).toMatch(/^That key came from profile "ci"\. If it was revoked or rotated .*`bula login --api-key`; .*run the command again\.$/)
+    expect(describeApiKeyOrigin({ profileName: 'ci', apiKeyFrom: 'profile' })).toMatch(/^That key came from profile "ci"\. If it was revoked or rotated .*`(npx )?bula login --api-key`; .*run the command again\.$/)
     expect(describeApiKeyOrigin({ profileName: 'default' })).toBeUndefined()
   })
 

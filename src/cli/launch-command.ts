@@ -1,0 +1,24 @@
+/**
+ * `npx bula` when this process was started through npx or `npm exec` (npm
+ * sets npm_command=exec), else `bula`. The docs teach `npx bula`, which runs
+ * the project's copy: a shell then has no `bula` on PATH, and a hint that
+ * says bare `bula …` fails with "command not found".
+ */
+function launcher(env: NodeJS.ProcessEnv): string {
+  return env.npm_command === 'exec' ? 'npx bula' : 'bula'
+}
+
+/** A bula command for a hint, as the user started this one: `bulaCommand('faults clear')` is `npx bula faults clear` under npx. */
+export function bulaCommand(args: string, env: NodeJS.ProcessEnv = process.env): string {
+  return `${launcher(env)} ${args}`
+}
+
+/**
+ * Text whose quoted commands (`bula …`, `npx bula …`) were written not
+ * knowing how the CLI was started (the simulator's messages, the client
+ * library's, a sentence the help text shares), with each one as bulaCommand
+ * says it.
+ */
+export function withLaunchedCommands(text: string, env: NodeJS.ProcessEnv = process.env): string {
+  return text.replace(/`(?:npx )?bula /g, `\`${launcher(env)} `)
+}
