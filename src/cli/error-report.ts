@@ -110,11 +110,26 @@ export function withConnectionOrigin<E>(error: E, origin: string | undefined): E
  * Where the key of `connection` came from, for an invalid_api_key: a profile
  * keeps the key of the simulator that saved it, and one started afresh
  * (`--memory`, a new data file) has new keys, which it saves in the profile.
+ * A profile's key sent to another address (--base-url, BULA_BASE_URL) is
+ * said to be that: running the command again would not help.
  */
-export function describeApiKeyOrigin({ apiKeyFrom, profileName }: Pick<Connection, 'apiKeyFrom' | 'profileName'>): string | undefined {
+export function describeApiKeyOrigin({
+  apiKeyFrom,
+  profileName,
+  baseUrl,
+  baseUrlFrom,
+  apiKeyBaseUrl,
+}: Pick<Connection, 'apiKeyFrom' | 'profileName' | 'baseUrl' | 'baseUrlFrom' | 'apiKeyBaseUrl'>): string | undefined {
   if (apiKeyFrom === 'flag') return 'That key came from --api-key.'
   if (apiKeyFrom === 'environment') return 'That key came from BULA_API_KEY.'
   if (apiKeyFrom === 'profile') {
+    const addressFrom = baseUrlFrom === 'flag' ? '--base-url' : baseUrlFrom === 'environment' ? 'BULA_BASE_URL' : undefined
+    if (addressFrom !== undefined && apiKeyBaseUrl !== undefined && withoutTrailingSlash(apiKeyBaseUrl) !== withoutTrailingSlash(baseUrl)) {
+      return (
+        `That key is profile "${profileName}"'s, saved for the simulator at ${apiKeyBaseUrl}, not the one at ${baseUrl} (from ${addressFrom}): ` +
+        'name that simulator\'s profile with --profile, or give its key with --api-key.'
+      )
+    }
     return (
       `That key came from profile "${profileName}". If it was revoked or rotated (\`${bulaCommand('keys revoke')}\`, \`${bulaCommand('keys rotate')}\` and ` +
       `72 hours), save a working key with \`${bulaCommand('login --api-key')}\`; if a simulator was started afresh (\`${bulaCommand('serve --memory')}\`, ` +
@@ -123,6 +138,8 @@ export function describeApiKeyOrigin({ apiKeyFrom, profileName }: Pick<Connectio
   }
   return undefined
 }
+
+const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '')
 
 /** invalid_api_key with `origin` (describeApiKeyOrigin) added, so that a stale profile or variable is found. */
 export function withApiKeyOrigin<E>(error: E, origin: string | undefined): E | ApiError {

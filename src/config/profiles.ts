@@ -272,6 +272,8 @@ export interface Connection {
   baseUrlProfile?: string
   /** Where apiKey came from (none without a key), which a refusal of the key names. */
   apiKeyFrom?: 'flag' | 'environment' | 'profile'
+  /** The address saved with the profile's key, when apiKey came from a profile: the simulator that key belongs to. */
+  apiKeyBaseUrl?: string
 }
 
 export interface ResolveConnectionOptions {
@@ -329,6 +331,7 @@ export async function resolveConnection(
     ...(baseUrlFrom === 'profile' && baseUrlProfile !== undefined && baseUrlProfile !== profileName ? { baseUrlProfile } : {}),
     apiKey: flags.apiKey || envKey || profile?.apiKey,
     ...(apiKeyFrom ? { apiKeyFrom } : {}),
+    ...(apiKeyFrom === 'profile' && profile ? { apiKeyBaseUrl: profile.baseUrl } : {}),
     ...(publishableKey ? { publishableKey } : {}),
   }
 }

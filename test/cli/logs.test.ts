@@ -42,6 +42,19 @@ describe('bula logs tail --no-follow', () => {
     )
   })
 
+  // docs/cli.md's `state export - | state import - --base-url …` sent the current profile's key to another simulator.
+  it('with a profile\'s key sent to another simulator by --base-url, says whose key it is and where it belongs', async () => {
+    const configDir = await tempFolder('bula-other-simulator-key-')
+    const elsewhere = { baseUrl: 'http://127.0.0.1:9', apiKey: `sk_test_${'o'.repeat(32)}` }
+    await writeFile(path.join(configDir, 'config.json'), JSON.stringify({ current: 'default', profiles: { default: elsewhere } }), { mode: 0o600 })
+    const result = await runCli(['logs', 'tail', '--no-follow', '--base-url', server().baseUrl], { env: { BULA_CONFIG_DIR: configDir } })
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr.trim()).toBe(
+      'invalid_api_key: The API key is unknown, revoked or past its rotation overlap. That key is profile "default"\'s, saved for the simulator ' +
+        `at http://127.0.0.1:9, not the one at ${server().baseUrl} (from --base-url): name that simulator's profile with --profile, or give its key with --api-key.`,
+    )
+  })
+
   it('prints the recent calls, oldest first, one line each', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     await makeCalls(merchant)

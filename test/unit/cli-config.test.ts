@@ -157,6 +157,7 @@ describe('resolveConnection', () => {
       baseUrlFrom: 'profile',
       apiKey: 'sk_test_default',
       apiKeyFrom: 'profile',
+      apiKeyBaseUrl: 'http://default',
     })
     const empty = { BULA_CONFIG_DIR: join(dir, 'empty') }
     expect(await resolveConnection({}, { env: empty })).toEqual({
@@ -222,6 +223,11 @@ describe('resolveConnection', () => {
     expect(await resolveConnection({ apiKey: 'sk_test_flag' }, { env: { ...env, BULA_API_KEY: 'sk_test_env' } })).toMatchObject({ apiKeyFrom: 'flag' })
     expect(await resolveConnection({}, { env: { ...env, BULA_API_KEY: 'sk_test_env' } })).toMatchObject({ apiKeyFrom: 'environment' })
     expect(await resolveConnection({}, { env })).toMatchObject({ apiKeyFrom: 'profile' })
+  })
+
+  it('keeps the address saved with a profile\'s key, which an invalid_api_key at another address names', async () => {
+    expect(await resolveConnection({ baseUrl: 'http://elsewhere' }, { env })).toMatchObject({ baseUrl: 'http://elsewhere', apiKeyFrom: 'profile', apiKeyBaseUrl: 'http://default' })
+    expect(await resolveConnection({ apiKey: 'sk_test_flag' }, { env })).not.toHaveProperty('apiKeyBaseUrl')
   })
 
   it('drops whitespace around environment values, such as the newline a key read from a secret file ends with', async () => {

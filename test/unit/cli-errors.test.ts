@@ -123,10 +123,24 @@ describe('maskUrlCredentials', () => {
 
 describe('where the key of an invalid_api_key came from', () => {
   it('names the flag or BULA_API_KEY, and for a profile says how a restarted simulator refreshes it', () => {
-    expect(describeApiKeyOrigin({ profileName: 'default', apiKeyFrom: 'flag' })).toBe('That key came from --api-key.')
-    expect(describeApiKeyOrigin({ profileName: 'default', apiKeyFrom: 'environment' })).toBe('That key came from BULA_API_KEY.')
-    expect(describeApiKeyOrigin({ profileName: 'ci', apiKeyFrom: 'profile' })).toMatch(/^That key came from profile "ci"\. If it was revoked or rotated .*`(npx )?bula login --api-key`; .*run the command again\.$/)
-    expect(describeApiKeyOrigin({ profileName: 'default' })).toBeUndefined()
+    const address = { baseUrl: 'http://127.0.0.1:4111', baseUrlFrom: 'profile' } as const
+    expect(describeApiKeyOrigin({ ...address, profileName: 'default', apiKeyFrom: 'flag' })).toBe('That key came from --api-key.')
+    expect(describeApiKeyOrigin({ ...address, profileName: 'default', apiKeyFrom: 'environment' })).toBe('That key came from BULA_API_KEY.')
+    expect(describeApiKeyOrigin({ ...address, profileName: 'ci', apiKeyFrom: 'profile', apiKeyBaseUrl: address.baseUrl })).toMatch(
+      /^That key came from profile "ci"\. If it was revoked or rotated .*`(npx )?bula login --api-key`; .*run the command again\.$/,
+    )
+    expect(describeApiKeyOrigin({ ...address, profileName: 'default' })).toBeUndefined()
+  })
+
+  it('says a profile\'s key sent to another address (--base-url, BULA_BASE_URL) belongs to the simulator the profile was saved for', () => {
+    const profileKey = { profileName: 'default', apiKeyFrom: 'profile', apiKeyBaseUrl: 'http://127.0.0.1:4111' } as const
+    expect(describeApiKeyOrigin({ ...profileKey, baseUrl: 'http://127.0.0.1:4112', baseUrlFrom: 'flag' })).toBe(
+      'That key is profile "default"\'s, saved for the simulator at http://127.0.0.1:4111, not the one at http://127.0.0.1:4112 (from --base-url): ' +
+        'name that simulator\'s profile with --profile, or give its key with --api-key.',
+    )
+    expect(describeApiKeyOrigin({ ...profileKey, baseUrl: 'http://127.0.0.1:4112', baseUrlFrom: 'environment' })).toContain('(from BULA_BASE_URL)')
+    // The same simulator by --base-url: the key was refused for another reason.
+    expect(describeApiKeyOrigin({ ...profileKey, baseUrl: 'http://127.0.0.1:4111/', baseUrlFrom: 'flag' })).toContain('run the command again')
   })
 
   it('is added to invalid_api_key only', () => {
