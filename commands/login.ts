@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core'
 import { BulaClient } from '../src/client/bula-client.js'
 import { BaseCommand } from '../src/cli/base-command.js'
 import { maskUrlCredentials } from '../src/cli/base-url.js'
-import { assertProfileName, saveProfile } from '../src/config/profiles.js'
+import { bulaCommand } from '../src/cli/launch-command.js'
+import { assertProfileName, DEFAULT_PROFILE, loadConfig, profileNamed, saveProfile } from '../src/config/profiles.js'
 import type { MerchantMe } from '../src/schemas/index.js'
 import { printable } from '../src/terminal-text.js'
 
@@ -40,10 +41,22 @@ export default class Login extends BaseCommand<LoginResult> {
     assertProfileName(profileName)
     const client = new BulaClient({ baseUrl, apiKey: flags['api-key'], userAgent: this.config.userAgent })
     const merchant = await client.getMe()
+    const before = await loadConfig()
+    const previous = before.current ?? DEFAULT_PROFILE
+    // Where a live key's login sends the reader back to: the profile commands used until now, unless this login replaced it.
+    const back = previous !== profileName && profileNamed(before, previous) ? previous : 'NAME'
     const configFile = await saveProfile(profileName, { baseUrl: client.baseUrl, apiKey: flags['api-key'] }, { makeCurrent: true })
 
     this.log(`Logged in as ${this.colors.bold(printable(merchant.name))} (${printable(merchant.mode)} mode) at ${maskUrlCredentials(client.baseUrl)}.`)
     this.log(`Saved profile "${profileName}" in ${configFile}; it is now the current profile.`)
+    // Saving a live key as the current profile is documented, but every command after it acts on live data: that must
+    // not pass unnoticed in a walk-through that goes on with test-mode commands.
+    if (merchant.mode === 'live') {
+      this.printNotice(
+        `Commands now act on LIVE data: profile "${profileName}" holds a live key. Go back with \`${bulaCommand(`profiles use ${back}`)}\`, ` +
+          'or name a profile for one command with --profile.',
+      )
+    }
     return { profile: profileName, configFile, baseUrl: client.baseUrl, merchant }
   }
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { merchantMeSchema, signupResponseSchema } from '../../src/schemas/index.js'
 import { cliConfigDir, parseJsonOutput, runCli, signupMerchant, useServe } from '../helpers/cli.js'
 import { expectMode } from '../helpers/platform.js'
+import { unlockLive } from '../helpers/http.js'
 
 const server = useServe()
 
@@ -144,6 +145,28 @@ describe('profiles', () => {
     const badName = await runCli(['login', '--api-key', merchant.secret, '--profile', 'bad name!', '--base-url', 'http://127.0.0.1:9'])
     expect(badName.exitCode).toBe(1)
     expect(badName.stderr).toMatch(/^invalid_profile_name: /)
+  })
+
+  // docs/cli.md's verify sequence goes on with test-mode commands after `bula login --api-key sk_live_... --profile live`.
+  it('login with a live key says that commands now act on live data, and how to go back', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    const live = await unlockLive(server().baseUrl, merchant.secret)
+    const env = { BULA_CONFIG_DIR: await mkdtemp(path.join(tmpdir(), 'bula-live-login-')) }
+    try {
+      const test = await runCli(['login', '--api-key', merchant.secret, '--base-url', server().baseUrl], { env })
+      expect(test.exitCode, test.stderr).toBe(0)
+      expect(test.stdout).not.toContain('LIVE')
+      const login = await runCli(['login', '--api-key', live.secret, '--profile', 'live'], { env })
+      expect(login.exitCode, login.stderr).toBe(0)
+      expect(login.stdout.replace(/\s+/g, ' ')).toContain(
+        'Commands now act on LIVE data: profile "live" holds a live key. Go back with `bula profiles use default`, or name a profile for one command with --profile.',
+      )
+      const npx = await runCli(['login', '--api-key', live.secret, '--profile', 'live'], { env: { ...env, npm_command: 'exec' } })
+      // The live profile was current already: there is no other one to name.
+      expect(npx.stdout.replace(/\s+/g, ' ')).toContain('Go back with `npx bula profiles use NAME`')
+    } finally {
+      await rm(env.BULA_CONFIG_DIR, { recursive: true, force: true })
+    }
   })
 
   it('login --json returns the profile and merchant; a bad key saves nothing', async () => {
