@@ -12,7 +12,7 @@ import {
   type MetadataPair,
   type QuoteRequest,
 } from '../../src/cli/session-inputs.js'
-import { usageParser } from '../../src/cli/usage.js'
+import { usageError, usageParser } from '../../src/cli/usage.js'
 import { newIdempotencyKey } from '../../src/client/bula-client.js'
 import type { CheckoutSession } from '../../src/schemas/index.js'
 
@@ -61,6 +61,14 @@ export default class SessionsCreate extends BaseCommand<CheckoutSession> {
   async run(): Promise<CheckoutSession> {
     const { flags } = await this.parse(SessionsCreate)
     const metadata = flags.metadata && metadataFromPairs(flags.metadata)
+    // The simulator would refuse the clock read with publishable_key_forbidden, whose message is about creating
+    // Checkout Sessions: the very thing the user is doing.
+    if (flags['expires-in'] !== undefined && (await this.connection(flags)).apiKey?.startsWith('pk_')) {
+      throw usageError(
+        '--expires-in reads the merchant\'s clock, which needs a secret key: drop --expires-in (the session then expires ' +
+          'in 24 hours), or use a secret key (sk_...).',
+      )
+    }
     const client = await this.client(flags)
     const idempotencyKey = flags['idempotency-key'] ?? newIdempotencyKey()
     // The simulator checks the expiry window against the merchant's clock,

@@ -137,6 +137,16 @@ describe('sessions create', () => {
     }
     expect((await sessions(merchant, ['list', '--json'])).stdout).toContain('"data": []')
   })
+
+  it('refuses --expires-in with a publishable key as a usage error naming the flag, before any call', async () => {
+    const merchant = await signupMerchant(server().baseUrl)
+    // Nothing listens at this address: a request would end in connection_failed, not a usage error.
+    const result = await runCli(['sessions', 'create', '--amount', '5', '--expires-in', '1h', '--api-key', merchant.publishable, '--base-url', 'http://127.0.0.1:9'])
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr.replace(/\s*›\s*/g, ' ')).toContain(
+      "--expires-in reads the merchant's clock, which needs a secret key: drop --expires-in (the session then expires in 24 hours), or use a secret key (sk_...).",
+    )
+  })
 })
 
 // From here on, set-up is over HTTP (bula sessions create, pay and cancel have tests of their own).
