@@ -107,16 +107,19 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     const profileSaved = profile !== null
 
     const info = { baseUrl: server.baseUrl, version: server.version, dataFile: server.dataFile, demo: server.demo, profileSaved, profile }
+    // Saved but not made current: without --profile, the CLI's commands still go to the other simulator.
+    const otherProfile = profile !== null && profile !== 'default' ? profile : null
     // Without it, the keys of this simulator seem to be the CLI's, while its commands still go to the other one.
     const otherProfileNote =
-      profile !== null && profile !== 'default'
-        ? `The CLI still uses profile "default" (another simulator). For this one: ${bulaCommand(`<command> --profile ${profile}`)}, or export BULA_PROFILE=${profile}`
-        : null
+      otherProfile === null
+        ? null
+        : `The CLI still uses profile "default" (another simulator). For this one: ${bulaCommand(`<command> --profile ${otherProfile}`)}, or export BULA_PROFILE=${otherProfile}`
+    const dashboardCommand = bulaCommand(otherProfile === null ? 'dashboard' : `dashboard --profile ${otherProfile}`)
     // The board is for a person at a terminal; CI logs, dumb terminals and --json get plain lines.
     if (!flags.json && canDrawLiveView(process.stdout, process.env)) {
       const { default: chalk } = await import('chalk')
       const { startServeBoard } = await import('../src/ui/serve-board.js')
-      board = startServeBoard(info, server.ctx.eventBus, chalk, otherProfileNote)
+      board = startServeBoard(info, server.ctx.eventBus, chalk, { notice: otherProfileNote, dashboardCommand })
       showLine = board.log
       await stopped
       await board.close()
@@ -129,7 +132,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
       const chalk = (await import('chalk')).default
       this.log(`${chalk.bold('Bula')} ${server.version} simulator ready at ${chalk.cyan(server.baseUrl)}`)
       this.log(`Data: ${server.dataFile ?? 'in memory (nothing is saved)'}`)
-      this.log(`Dashboard: ${chalk.cyan(`${server.baseUrl}/dashboard`)} (\`${bulaCommand('dashboard')}\` opens it signed in)`)
+      this.log(`Dashboard: ${chalk.cyan(`${server.baseUrl}/dashboard`)} (\`${dashboardCommand}\` opens it signed in)`)
       if (server.demo) {
         this.log(`\nDemo merchants (test keys, shown only now${profile ? `; saved in CLI profile "${profile}"` : ''}):`)
         for (const [tier, demo] of Object.entries(server.demo)) {

@@ -2,7 +2,6 @@ import type { ChalkInstance } from 'chalk'
 import type { EventEmitter } from 'node:events'
 import { Box, render, Static, Text } from 'ink'
 import { useSyncExternalStore } from 'react'
-import { bulaCommand } from '../cli/launch-command.js'
 import { printable } from '../terminal-text.js'
 
 export interface ServeBoardInfo {
@@ -58,7 +57,13 @@ class BoardStore {
 const clock = (): string => new Date().toLocaleTimeString('en-GB', { hour12: false })
 const shortId = (id: string): string => id.slice(0, 9)
 
-function Header({ info, colors, notice }: { info: ServeBoardInfo; colors: ChalkInstance; notice: string | null }) {
+/** What the board says besides ServeBoardInfo: `notice`, a line for the reader's attention, and the command that opens this simulator's dashboard. */
+export interface ServeBoardHints {
+  notice: string | null
+  dashboardCommand: string
+}
+
+function Header({ info, colors, hints }: { info: ServeBoardInfo; colors: ChalkInstance; hints: ServeBoardHints }) {
   const demo = Object.entries(info.demo ?? {})
   return (
     <Box flexDirection="column" borderStyle="round" paddingX={1} marginBottom={1}>
@@ -67,7 +72,7 @@ function Header({ info, colors, notice }: { info: ServeBoardInfo; colors: ChalkI
       </Text>
       <Text>Data: {info.dataFile ?? 'in memory (nothing is saved)'}</Text>
       <Text>
-        Dashboard: {colors.cyan(`${info.baseUrl}/dashboard`)} {colors.dim(`(\`${bulaCommand('dashboard')}\` opens it signed in)`)}
+        Dashboard: {colors.cyan(`${info.baseUrl}/dashboard`)} {colors.dim(`(\`${hints.dashboardCommand}\` opens it signed in)`)}
       </Text>
       {demo.length > 0 ? (
         <Text>{`Demo test keys (shown only now${info.profile ? `; saved in CLI profile "${info.profile}"` : ''}):`}</Text>
@@ -89,18 +94,18 @@ function Header({ info, colors, notice }: { info: ServeBoardInfo; colors: ChalkI
           </Text>
         </Box>
       ))}
-      {notice ? <Text>{colors.yellow(notice)}</Text> : null}
+      {hints.notice ? <Text>{colors.yellow(hints.notice)}</Text> : null}
       <Text>{colors.dim('Dashboard stand-in under /_sim · OpenAPI at /openapi.json')}</Text>
     </Box>
   )
 }
 
-function Board({ store, info, colors, notice }: { store: BoardStore; info: ServeBoardInfo; colors: ChalkInstance; notice: string | null }) {
+function Board({ store, info, colors, hints }: { store: BoardStore; info: ServeBoardInfo; colors: ChalkInstance; hints: ServeBoardHints }) {
   const state = useSyncExternalStore(store.subscribe, store.snapshot)
   return (
     <>
       <Static items={[{ key: 'header' }, ...state.lines]}>
-        {(line) => (line.key === 'header' ? <Header key="header" info={info} colors={colors} notice={notice} /> : <Text key={line.key}>{(line as Line).text}</Text>)}
+        {(line) => (line.key === 'header' ? <Header key="header" info={info} colors={colors} hints={hints} /> : <Text key={line.key}>{(line as Line).text}</Text>)}
       </Static>
       <Text>{colors.dim(`${state.requests} requests (${state.errors} errors) · ${state.events} events · ${PHASE_NOTE[state.phase]}`)}</Text>
     </>
@@ -118,10 +123,10 @@ export interface ServeBoard {
 
 /**
  * The status board of `bula serve` on a terminal: base URL and demo keys
- * (with `notice`, a line for the reader's attention, under them), then the
+ * (with the hints' notice under them), then the
  * live request log and the events as they happen.
  */
-export function startServeBoard(info: ServeBoardInfo, bus: EventEmitter, colors: ChalkInstance, notice: string | null): ServeBoard {
+export function startServeBoard(info: ServeBoardInfo, bus: EventEmitter, colors: ChalkInstance, hints: ServeBoardHints): ServeBoard {
   const store = new BoardStore()
   let sequence = 0
   const append = (text: string, change: (state: BoardState) => Partial<BoardState> = () => ({})): void =>
@@ -152,7 +157,7 @@ export function startServeBoard(info: ServeBoardInfo, bus: EventEmitter, colors:
     }))
   bus.on('event', onEvent)
   // Ctrl-C stops the simulator gracefully (the command's handler), not ink.
-  const instance = render(<Board store={store} info={info} colors={colors} notice={notice} />, { exitOnCtrlC: false, patchConsole: false })
+  const instance = render(<Board store={store} info={info} colors={colors} hints={hints} />, { exitOnCtrlC: false, patchConsole: false })
   return {
     log: onLogLine,
     stopping: () => store.update(() => ({ phase: 'stopping' })),

@@ -89,6 +89,8 @@ describe.skipIf(!hasScript)('bula serve on a terminal', () => {
     const [, port] = await waitFor(/simulator at http:\/\/127\.0\.0\.1:(\d+)/)
     await waitFor(new RegExp(`saved in CLI profile "memory-${port}"`))
     // The board wraps its lines in a box: read the words, not the layout.
+    // `npx bula dashboard` alone would open the other simulator's dashboard.
+    await waitFor(new RegExp(`\\(\`npx bula dashboard --profile memory-${port}\` opens it signed in\\)`.replaceAll(' ', '\\s+(?:│\\s+)?')))
     await waitFor(new RegExp(`The CLI still uses profile "default" \\(another simulator\\)\\. For this one: npx bula <command> --profile\\s+(?:│\\s+)?memory-${port}`))
     child.stdin!.write('\x03')
     expect((await child).exitCode).toBe(0)

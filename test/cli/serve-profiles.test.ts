@@ -56,10 +56,22 @@ describe('bula serve and the CLI profile', () => {
     const port = new URL(second.baseUrl).port
     expect(second.text.join('\n')).toContain(`saved in CLI profile "memory-${port}"`)
     expect(second.text.join('\n')).toContain(`The CLI still uses profile "default" (another simulator). For this one: npx bula <command> --profile memory-${port}, or export BULA_PROFILE=memory-${port}`)
+    // `bula dashboard` alone would open the first simulator's dashboard.
+    expect(second.text.join('\n')).toContain(`(\`npx bula dashboard --profile memory-${port}\` opens it signed in)`)
     // The first project's CLI still talks to the first simulator.
     expect(config().current).toBe('default')
     expect(config().profiles.default!.baseUrl).toBe(first.baseUrl)
     expect(config().profiles[`memory-${port}`]!.baseUrl).toBe(second.baseUrl)
+  })
+
+  it('names the dashboard command without --profile when the keys went to the current profile', async () => {
+    const fresh = mkdtempSync(path.join(tmpdir(), 'bula-serve-profiles-fresh-'))
+    try {
+      const started = await serve([], fresh)
+      expect(started.text.join('\n')).toContain('(`bula dashboard` opens it signed in)')
+    } finally {
+      rmSync(fresh, { recursive: true, force: true })
+    }
   })
 
   it('serves and prints the demo keys when the profile cannot be saved: they are shown only once', async () => {
