@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { BaseCommand } from '../src/cli/base-command.js'
-import { nearest } from '../src/cli/suggest.js'
+import { nearestDotted } from '../src/cli/suggest.js'
 import { usageError } from '../src/cli/usage.js'
 import { triggerFixturePath, triggerRecipes } from '../src/fixtures/fixture.js'
 import { triggerEvent, type TriggerResult } from '../src/fixtures/trigger.js'
@@ -49,10 +49,8 @@ export default class Trigger extends BaseCommand<TriggerResult | TriggerList> {
     }
     const known = recipes.map((recipe) => recipe.event)
     if (args.event === undefined || !known.includes(args.event)) {
-      // A mistyped event gets the one meant first, as a mistyped command or flag does. Judged after the object's name, as
-      // a command after its topic: `checkout_session.paid` is another word than `failed`, not a typo of it.
-      const asTopic = (event: string) => event.replace('.', ':')
-      const meant = args.event === undefined ? undefined : nearest(asTopic(args.event), known.map(asTopic))?.replace(':', '.')
+      // A mistyped event gets the one meant first, as a mistyped command or flag does.
+      const meant = args.event === undefined ? undefined : nearestDotted(args.event, known)
       const given = args.event === undefined ? 'Name an event to trigger' : `Cannot trigger "${args.event}"${meant ? `: did you mean ${meant}?` : ''}`
       throw usageError(`${given}${meant ? ' Otherwise' : ':'} choose one of ${known.join(', ')}.`)
     }

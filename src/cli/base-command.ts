@@ -8,7 +8,7 @@ import { describeApiKeyOrigin, describeBaseUrlOrigin, formatApiError, toErrorRep
 import { STANDARD_STREAM } from './files.js'
 import { bulaCommand, withLaunchedCommands } from './launch-command.js'
 import { createColors, formatFields, formatTable, openInBrowser, printJson, type Column } from './output.js'
-import { suggestFlags } from './suggest.js'
+import { suggestFlags, suggestFlagValue } from './suggest.js'
 import { printable } from '../terminal-text.js'
 
 /** The connection flags every command accepts (see BaseCommand.baseFlags). */
@@ -152,6 +152,7 @@ export abstract class BaseCommand<T> extends Command {
   protected override async catch(caught: Errors.CLIError | Error): Promise<unknown> {
     if (caught instanceof Errors.ExitError) throw caught
     suggestFlags(caught)
+    suggestFlagValue(caught)
     const error = withoutUrlCredentials(withCommandsAsLaunched(withApiKeyOrigin(withConnectionOrigin(caught, this.baseUrlOrigin), this.apiKeyOrigin)))
     const report = toErrorReport(error)
     if (this.jsonEnabled()) {

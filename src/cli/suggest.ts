@@ -1,7 +1,7 @@
 /**
- * "Did you mean …?" for a mistyped command or flag: the nearest known name
- * by edit distance (a swap of two neighbouring letters counts as one edit),
- * when it is near enough to be a typo rather than another word.
+ * "Did you mean …?" for a mistyped command, flag or flag value: the nearest
+ * known name by edit distance (a swap of two neighbouring letters counts as
+ * one edit), when it is near enough to be a typo rather than another word.
  */
 
 /** Edits (insert, delete, replace, swap neighbours) from `a` to `b`. */
@@ -32,6 +32,17 @@ export function nearest(typed: string, candidates: Iterable<string>): string | u
     if (distance <= Math.max(1, Math.floor(mine.length / 3)) && (best === undefined || distance < best.distance)) best = { name, distance }
   }
   return best?.name
+}
+
+/**
+ * The dotted name (an event type, `checkout_session.succeeded`) nearest
+ * `typed`, judged after the object's name as a command after its topic:
+ * `checkout_session.paid` is another word than `failed`, not a typo of it.
+ */
+export function nearestDotted(typed: string, candidates: readonly string[]): string | undefined {
+  const asTopic = (name: string): string => name.replace('.', ':')
+  const meant = nearest(asTopic(typed), candidates.map(asTopic))
+  return meant === undefined ? undefined : candidates.find((name) => asTopic(name) === meant)
 }
 
 /** Both ids after the topic `a` is in (`profiles:`), when `b` is in it or is it; as they are otherwise. */
@@ -74,4 +85,21 @@ export function suggestFlags(error: unknown): void {
   if (hints.length === 0) return
   const [first, ...rest] = error.message.split('\n')
   error.message = [first, ...hints, ...rest].join('\n')
+}
+
+/** oclif's refusal of a value a flag with options does not take (FlagInvalidOptionError), which has no suggestion. */
+const INVALID_OPTION = /^Expected (--[\w-]+)=(.*) to be one of: (.*)$/
+
+/**
+ * Adds "Did you mean --type checkout_session.succeeded?" to oclif's
+ * "Expected --type=checkout_session.succeded to be one of: …", as `bula
+ * trigger` suggests the event meant. Other errors are left as they are.
+ */
+export function suggestFlagValue(error: unknown): void {
+  if (!(error instanceof Error)) return
+  const [first, ...rest] = error.message.split('\n')
+  const [, flag, typed, options] = INVALID_OPTION.exec(first!) ?? []
+  if (flag === undefined || typed === undefined || options === undefined) return
+  const suggestion = nearestDotted(typed, options.split(', '))
+  if (suggestion !== undefined) error.message = [first, `Did you mean ${flag} ${suggestion}?`, ...rest].join('\n')
 }

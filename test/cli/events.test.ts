@@ -98,6 +98,13 @@ describe('events list', () => {
   it('refuses an unknown type and a limit out of range as usage errors', async () => {
     const merchant = await signupMerchant(server().baseUrl)
     expect((await events(merchant, ['list', '--type', 'checkout_session.paid'])).exitCode).toBe(2)
+    // A typo gets the type meant, as `bula trigger` gives it.
+    const typo = await events(merchant, ['list', '--type', 'checkout_session.succeded', '--json'])
+    expect(typo.exitCode).toBe(2)
+    expect(parseJsonOutput<{ error: { message: string } }>(typo).error.message).toMatch(
+      /^Expected --type=checkout_session\.succeded to be one of: .* Did you mean --type checkout_session\.succeeded\?$/,
+    )
+    expect((await events(merchant, ['list', '--type', 'checkout_session.paid', '--json'])).stdout).not.toContain('Did you mean')
     expect((await events(merchant, ['list', '--limit', '101'])).exitCode).toBe(2)
     expect((await events(merchant, ['list'])).stdout).toBe('No events.')
   })
