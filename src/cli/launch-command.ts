@@ -1,11 +1,12 @@
 /**
- * `npx bula` when this process was started through npx or `npm exec` (npm
- * sets npm_command=exec), else `bula`. The docs teach `npx bula`, which runs
- * the project's copy: a shell then has no `bula` on PATH, and a hint that
- * says bare `bula …` fails with "command not found".
+ * `npx bula` when npm started this process: through npx or `npm exec`, or a
+ * package script (`npm start` of the README's quick start, a project's `npm
+ * run sim`); npm sets npm_command for each. Else `bula`. The docs teach `npx
+ * bula`, which runs the project's copy: a shell then has no `bula` on PATH,
+ * and a hint that says bare `bula …` fails with "command not found".
  */
 function launcher(env: NodeJS.ProcessEnv): string {
-  return env.npm_command === 'exec' ? 'npx bula' : 'bula'
+  return env.npm_command ? 'npx bula' : 'bula'
 }
 
 /** A bula command for a hint, as the user started this one: `bulaCommand('faults clear')` is `npx bula faults clear` under npx. */

@@ -4,10 +4,11 @@ import { bulaCommand, withLaunchedCommands } from '../../src/cli/launch-command.
 const underNpx = { npm_command: 'exec' }
 
 describe('a hint\'s bula command, as the CLI was started', () => {
-  it('is `npx bula …` under npx or npm exec, `bula …` otherwise (npm run, a global install, npm link)', () => {
+  it('is `npx bula …` under npx, npm exec or a package script (npm start, npm run), `bula …` otherwise (a global install, npm link)', () => {
     expect(bulaCommand('faults clear', underNpx)).toBe('npx bula faults clear')
+    expect(bulaCommand('faults clear', { npm_command: 'start' })).toBe('npx bula faults clear')
+    expect(bulaCommand('faults clear', { npm_command: 'run-script' })).toBe('npx bula faults clear')
     expect(bulaCommand('faults clear', {})).toBe('bula faults clear')
-    expect(bulaCommand('faults clear', { npm_command: 'run-script' })).toBe('bula faults clear')
   })
 
   it('rewrites the quoted commands of text written elsewhere, bare or with npx, and nothing else', () => {
