@@ -249,6 +249,9 @@ function webhookAnswers(input: DoctorInput): DoctorFinding[] {
   }
   const findings: DoctorFinding[] = []
   if (errorStatus.length > 0) {
+    // A 4xx that speaks of the signature is most often a receiver verifying with another secret (bula listen's, or
+    // one from before a rotation): the receiver is right to refuse, and its secret is what to change.
+    const signatureRefusals = errorStatus.filter(({ attempt }) => attempt.status! >= 400 && attempt.status! < 500 && /signature/i.test(attempt.response))
     findings.push({
       check: 'webhook-error-status',
       severity: 'error',
@@ -258,6 +261,11 @@ function webhookAnswers(input: DoctorInput): DoctorFinding[] {
         'those it has seen before. Any other answer makes the service retry for about 3 days, then give up on the event.',
       evidence: capped(errorStatus.map((failed) => attemptEvidence(failed, `HTTP ${failed.attempt.status} in ${failed.attempt.latencyMs} ms`))),
       fix:
+        (signatureRefusals.length > 0
+          ? `${signatureRefusals.length === 1 ? 'One answer speaks' : `${signatureRefusals.length} answers speak`} of the signature: the receiver probably verifies with another ` +
+            'secret than this endpoint\'s, such as the one `bula listen --print-secret` prints, or one from before a rotation. Give it ' +
+            'the endpoint\'s secret (shown once by `bula webhooks create` or `bula webhooks rotate`), e.g. as BULA_WEBHOOK_SECRET. '
+          : '') +
         'Answer 2xx for each event whose signature verifies; deduplicate on event_id instead of refusing a repeat; do the work after ' +
         'answering. Answer 4xx only for a bad signature or a stale timestamp. `bula events get evt_…` shows each attempt and the answer.',
     })
@@ -449,7 +457,9 @@ function liveReadiness(input: DoctorInput): DoctorFinding[] {
       check: 'live-payout-destination',
       severity: 'warning',
       title: 'No payout destination: live earnings would have nowhere to go',
-      rule: 'Payouts sweep the live balance to the payout destination on the payout schedule; without one, the money stays in the balance.',
+      rule:
+        'Payouts sweep the live balance to the payout destination on the payout schedule; without one, each live Payout\'s ' +
+        'transfer fails (disbursement.failed, "No payout destination is set in Settings.") and its amount returns to the balance.',
       evidence: [evidence({ note: 'Settings: payoutDestination is not set' })],
       fix: 'Set it: `bula settings set --payout-destination-bank "BSP:Kai Store Ltd:12345678"` (business) or `--payout-destination-wallet mpaisa:+679…` (individual); with a live key once you have one.',
     })

@@ -13,8 +13,8 @@ export interface ReceivedRequest {
 export interface Receiver {
   url: string
   requests: ReceivedRequest[]
-  /** Decides each answer's status (200 by default), and how long to wait before answering. */
-  respondWith(answer: (request: ReceivedRequest, index: number) => number | { status: number; afterMs: number }): void
+  /** Decides each answer's status (200 by default), how long to wait before answering, and its body ("ok" or "receiver says no"). */
+  respondWith(answer: (request: ReceivedRequest, index: number) => number | Answer): void
   /**
    * Resolves once `count` requests have arrived, or rejects after the
    * timeout: 15 s by default, as long as vitest.config.ts gives a poll, since
@@ -22,6 +22,13 @@ export interface Receiver {
    */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>
   close(): Promise<void>
+}
+
+/** A receiver's answer: its status, after how long, and what it says. */
+export interface Answer {
+  status: number
+  afterMs?: number
+  body?: string
 }
 
 export interface ReceiverOptions {
@@ -34,7 +41,7 @@ export interface ReceiverOptions {
 /** A real HTTP receiver on loopback that records what it is sent. */
 export async function startReceiver(path = '/webhooks', { tls, port: wanted = 0 }: ReceiverOptions = {}): Promise<Receiver> {
   const requests: ReceivedRequest[] = []
-  let answer: (request: ReceivedRequest, index: number) => number | { status: number; afterMs: number } = () => 200
+  let answer: (request: ReceivedRequest, index: number) => number | Answer = () => 200
   const waiters: (() => void)[] = []
   const listener: RequestListener = (req, res) => {
     const chunks: Buffer[] = []
@@ -43,11 +50,11 @@ export async function startReceiver(path = '/webhooks', { tls, port: wanted = 0 
       const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
       requests.push(request)
       const decided = answer(request, requests.length - 1)
-      const { status, afterMs } = typeof decided === 'number' ? { status: decided, afterMs: 0 } : decided
+      const { status, afterMs = 0, body = status < 300 ? 'ok' : 'receiver says no' } = typeof decided === 'number' ? { status: decided } : decided
       for (const wake of waiters.splice(0)) wake()
       setTimeout(() => {
         res.statusCode = status
-        res.end(status < 300 ? 'ok' : 'receiver says no')
+        res.end(body)
       }, afterMs)
     })
   }

@@ -165,8 +165,22 @@ describe('webhook endpoints', () => {
     const found = (await shop.finding('webhook-error-status'))!
     expect(found.severity).toBe('error')
     expect(found.title).toContain(r.url)
+    expect(found.fix).toMatch(/^Answer 2xx for each event whose signature verifies/)
     const succeeded = (await shop.api.get('/_sim/events?type=checkout_session.succeeded')).body.data[0].event_id
     expect(found.evidence).toContainEqual(expect.objectContaining({ eventId: succeeded, note: expect.stringContaining('HTTP 500') }))
+  })
+
+  // Found by a newcomer's pass: a receiver holding bula listen's secret refused every delivery "no signature matches",
+  // and doctor told it to answer 2xx, as if the receiver were wrong to refuse.
+  it('that refuse on the signature: says the receiver probably has another secret than the endpoint\'s', async () => {
+    const r = await receiver()
+    r.respondWith((request) => (JSON.parse(request.body).type === 'webhook.verified' ? 200 : { status: 400, body: '{"error": "no signature matches"}' }))
+    const shop = await withEndpoint(r)
+    await shop.pay((await shop.create('order-1')).body.id)
+    await deliveriesAttempted(shop.api, 'checkout_session.succeeded')
+    const found = (await shop.finding('webhook-error-status'))!
+    expect(found.fix).toMatch(/^\d+ answers speak of the signature: the receiver probably verifies with another secret than this endpoint's/)
+    expect(found.fix).toContain('`bula webhooks create` or `bula webhooks rotate`')
   })
 
   it('that cannot be reached: an error', async () => {
