@@ -85,8 +85,10 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     })
 
     let profile: string | null = null
+    /** The profile the CLI's commands use once the keys are saved (BULA_PROFILE, else the current one). */
+    let profileInUseName: string | null = null
     if (server.demo && flags['save-profile']) {
-      const { loadConfig, saveProfile } = await import('../src/config/profiles.js')
+      const { loadConfig, profileInUse, saveProfile } = await import('../src/config/profiles.js')
       try {
         const existing = (await loadConfig()).profiles.default
         // A second simulator (another folder, port or --memory) never silently takes over the profile another project uses.
@@ -97,6 +99,7 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
           { makeCurrent: name === 'default' },
         )
         profile = name
+        profileInUseName = profileInUse(await loadConfig(), undefined).name
       } catch (error) {
         // The demo merchants exist now and their keys are shown only once, below: an unreadable config or an
         // unwritable folder must not stop the simulator before they are printed.
@@ -107,13 +110,13 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     const profileSaved = profile !== null
 
     const info = { baseUrl: server.baseUrl, version: server.version, dataFile: server.dataFile, demo: server.demo, profileSaved, profile }
-    // Saved but not made current: without --profile, the CLI's commands still go to the other simulator.
-    const otherProfile = profile !== null && profile !== 'default' ? profile : null
+    // Saved but not the profile in use: without --profile, the CLI's commands still go to another simulator.
+    const otherProfile = profile !== null && profileInUseName !== null && profile !== profileInUseName ? profile : null
     // Without it, the keys of this simulator seem to be the CLI's, while its commands still go to the other one.
     const otherProfileNote =
       otherProfile === null
         ? null
-        : `The CLI still uses profile "default" (another simulator). For this one: ${bulaCommand(`<command> --profile ${otherProfile}`)}, or export BULA_PROFILE=${otherProfile}`
+        : `The CLI still uses profile "${profileInUseName}" (another simulator). For this one: ${bulaCommand(`<command> --profile ${otherProfile}`)}, or export BULA_PROFILE=${otherProfile}`
     const dashboardCommand = bulaCommand(otherProfile === null ? 'dashboard' : `dashboard --profile ${otherProfile}`)
     // The board is for a person at a terminal; CI logs, dumb terminals and --json get plain lines.
     if (!flags.json && canDrawLiveView(process.stdout, process.env)) {

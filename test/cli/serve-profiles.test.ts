@@ -64,6 +64,19 @@ describe('bula serve and the CLI profile', () => {
     expect(config().profiles[`memory-${port}`]!.baseUrl).toBe(second.baseUrl)
   })
 
+  it('names the profile the CLI really uses when the keys went to another: BULA_PROFILE, or a current one not "default"', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bula-serve-profiles-in-use-'))
+    try {
+      await serve(['--json'], dir)
+      // The profile in use is "live" (as `bula login --profile live` leaves it), not "default".
+      const second = await serve([], dir, { BULA_PROFILE: 'live', npm_command: undefined })
+      const port = new URL(second.baseUrl).port
+      expect(second.text.join('\n')).toContain(`The CLI still uses profile "live" (another simulator). For this one: bula <command> --profile memory-${port}`)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('names the dashboard command without --profile when the keys went to the current profile', async () => {
     const fresh = mkdtempSync(path.join(tmpdir(), 'bula-serve-profiles-fresh-'))
     try {
