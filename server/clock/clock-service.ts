@@ -429,6 +429,9 @@ export class ClockService {
       } finally {
         this.advanceWakers.delete(merchantId)
       }
+      // Another merchant's reset or import may have rebuilt the queue meanwhile (reload), whose derived jobs (an
+      // expiry) come back in slices: go on only once they are all back, as advance() starts only then.
+      while (this.scanning) await this.scanning
       waitedMs += performance.now() - began
     }
     /** Whether `ran` still takes descriptions: a job that finishes after the run has answered is not reported. */

@@ -160,6 +160,30 @@ describe('ClockService', () => {
     }
   })
 
+  // Found by an adversarial pass: another merchant's reset (a reload) while an advance waited on a receiver left the
+  // advance going on with the derived jobs (expiries) not yet back in the queue; they ran after it answered, unreported.
+  it('goes on after a wait only once a reload\'s derived jobs are all back in the queue', async () => {
+    const { store, wall } = await setup()
+    const clock = new ClockService({ store, wall, onError: () => {}, networkWaitMs: 10_000 })
+    let answer = (): void => {}
+    clock.register('deliver', () => new Promise<undefined>((resolve) => (answer = () => resolve(undefined))), { awaitsNetwork: true })
+    const seen: string[] = []
+    clock.derive('payout.note', { collection: 'payouts', dueAt: (doc) => doc.sentAt ?? undefined, run: (doc) => `noted ${doc.id} ${seen.push(doc.id)}` })
+    // Behind more documents than one slice of the rebuild reads before it yields.
+    for (let i = 0; i < 2_500; i++) store.put('payouts', { id: `po_idle_${i}`, merchantId: 'ms_b', sentAt: null } as unknown as Collections['payouts'])
+    store.put('payouts', { id: 'po_1', merchantId: 'ms_a', sentAt: START + 30 * MINUTE } as unknown as Collections['payouts'])
+    clock.track('payouts', store.get('payouts', 'po_1')!)
+    clock.schedule('ms_a', 'deliver', START + MINUTE)
+    const advance = clock.advance('ms_a', { ms: 60 * MINUTE }, 'both')
+    await vi.waitFor(() => expect(clock.now('ms_a')).toBe(START + MINUTE))
+    // What another merchant's reset does: the queue is rebuilt, derived jobs in the background. The answer comes at once.
+    clock.reload()
+    answer()
+    const result = await advance
+    expect(seen).toEqual(['po_1'])
+    expect(result.ran.map((action) => action.kind)).toContain('payout.note')
+  })
+
   it('keeps the queue a reload rebuilt while an advance waits on a receiver (a state reset mid-advance)', async () => {
     const { store, wall } = await setup()
     const clock = new ClockService({ store, wall, onError: () => {}, networkWaitMs: 10_000 })
