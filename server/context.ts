@@ -4,6 +4,7 @@ import { ClockService } from './clock/clock-service.js'
 import type { WallClock } from './clock/wall-clock.js'
 import type { ApiKeyRecord } from './domain/api-key.js'
 import type { MerchantRecord } from './domain/merchant.js'
+import { RETRY_DELAYS_MS } from './domain/webhook-endpoint.js'
 import { ApiFaults } from './services/api-faults.js'
 import { RateLimiter } from './services/rate-limit.js'
 import { RequestLog } from './services/request-log.js'
@@ -46,6 +47,9 @@ export function createServiceContext(options: {
     wall: options.wall,
     onError: (error, what) => options.log(`${what} failed: ${error instanceof Error ? error.message : String(error)}`),
     networkWaitMs: webhookTimeoutMs,
+    // A delivery's answer comes within the timeout, and its first retry a minute after it: a timeout set over a
+    // minute (startSimulator takes any) must not let later jobs run before that retry.
+    networkEffectsAfterMs: Math.min(webhookTimeoutMs, RETRY_DELAYS_MS[0]),
   })
   const eventBus = new EventEmitter().setMaxListeners(0)
   return {

@@ -115,6 +115,13 @@ export class ClockService {
        * The webhook timeout: one hung receiver costs an advance one timeout.
        */
       networkWaitMs?: number
+      /**
+       * How soon after its time a job awaiting the network may change what
+       * comes next (a retry falls due, an endpoint turns active): the earlier
+       * of its answer (the webhook timeout) and its first retry. Jobs due
+       * before that need not wait for it. Default 0: everything waits.
+       */
+      networkEffectsAfterMs?: number
     },
   ) {
     this.reload()
@@ -441,10 +448,9 @@ export class ClockService {
       // Read afresh each time: a state reset or import rebuilds the queue (reload) while a job awaits the network.
       const heap = this.heapOf(merchantId)
       const entry = heap.peek()
-      // What a job in flight does (a retry, an endpoint turned active) happens at most one webhook timeout after its
-      // time, as its answer comes or it times out: a job due before that need not wait for it, as in real time it
-      // would not.
-      const waitingFrom = Math.min(...[...inFlight.values()].map((job) => job.dueAt + (this.deps.networkWaitMs ?? 0)))
+      // What a job in flight does (a retry, an endpoint turned active) comes no sooner than networkEffectsAfterMs after
+      // its time: a job due before that need not wait for it, as in real time it would not.
+      const waitingFrom = Math.min(...[...inFlight.values()].map((job) => job.dueAt + (this.deps.networkEffectsAfterMs ?? 0)))
       if (entry === undefined || entry.dueAt > target) {
         // Nothing due now; jobs still waiting may schedule something that is (a retry).
         if (inFlight.size === 0 || !budgetLeft()) break

@@ -184,6 +184,20 @@ describe('ClockService', () => {
     expect(result.ran.map((action) => action.kind)).toContain('payout.note')
   })
 
+  it('during an advance, runs what is due before an attempt could change anything, and waits for it before what comes after', async () => {
+    const { store, wall } = await setup()
+    // A two-minute webhook timeout, whose first retry still comes a minute after the attempt.
+    const clock = new ClockService({ store, wall, onError: () => {}, networkWaitMs: 120_000, networkEffectsAfterMs: MINUTE })
+    const order: string[] = []
+    clock.register('deliver', () => new Promise<undefined>((resolve) => setTimeout(() => resolve(void order.push('answer')), 50)), { awaitsNetwork: true })
+    clock.register('note', (job) => void order.push(String(job.payload.name)))
+    clock.schedule('ms_a', 'deliver', START + MINUTE)
+    clock.schedule('ms_a', 'note', START + MINUTE + 30_000, { name: 'within a minute' })
+    clock.schedule('ms_a', 'note', START + MINUTE + 90_000, { name: 'after a minute' })
+    await clock.advance('ms_a', { ms: 10 * MINUTE }, 'both')
+    expect(order).toEqual(['within a minute', 'answer', 'after a minute'])
+  })
+
   it('keeps the queue a reload rebuilt while an advance waits on a receiver (a state reset mid-advance)', async () => {
     const { store, wall } = await setup()
     const clock = new ClockService({ store, wall, onError: () => {}, networkWaitMs: 10_000 })
