@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ApiError } from '../errors.js'
-import { readSseMessages, type SseMessage } from './sse.js'
+import { NotAnEventStreamError, readSseMessages, type SseMessage } from './sse.js'
 
 /** Waits between reconnects: doubling from `initialMs` up to `maxMs`, back to `initialMs` once connected. */
 export interface Backoff {
@@ -30,7 +30,8 @@ export interface FollowOptions {
  * stopped or restarted), waits with backoff and reconnects with the id of the
  * last message handled as Last-Event-ID, so that the simulator replays what
  * was missed and nothing twice. Refusals that a retry cannot fix (a revoked
- * or wrong key: 4xx) are thrown.
+ * or wrong key: 4xx) are thrown, and so is a stream that is not a
+ * simulator's (NotAnEventStreamError): reading it again would change nothing.
  */
 export async function followEventStream(options: FollowOptions): Promise<void> {
   const backoff = options.backoff ?? DEFAULT_BACKOFF
@@ -53,6 +54,7 @@ export async function followEventStream(options: FollowOptions): Promise<void> {
     } catch (error) {
       if (signal.aborted) return
       if (error instanceof ApiError && error.status >= 400 && error.status < 500) throw error
+      if (error instanceof NotAnEventStreamError) throw error
       reason = reasonOf(error)
     }
     if (signal.aborted) return

@@ -1,4 +1,5 @@
 import type { BulaClient } from '../client/bula-client.js'
+import { withLaunchedCommands } from '../cli/launch-command.js'
 import type { Mode } from '../schemas/index.js'
 import { followEventStream, untilReachable, type Backoff } from './follow.js'
 import { forwardEvent, type ForwardResult } from './forward.js'
@@ -72,7 +73,8 @@ export async function listen(options: ListenOptions): Promise<void> {
       // the first event, is still delivered.
       newest: (await client.listEvents({ limit: 1 })).data[0],
     }),
-    { signal: options.signal, backoff: options.backoff, onWaiting: (info) => reporter.waiting(info) },
+    // The client's "Start it with `npx bula serve …`" names bula as the CLI was started, as an error's message does.
+    { signal: options.signal, backoff: options.backoff, onWaiting: (info) => reporter.waiting({ ...info, reason: withLaunchedCommands(info.reason) }) },
   )
   if (start === undefined) return
   const { secret, newest, ...merchant } = start

@@ -1,3 +1,5 @@
+import { ApiError } from '../errors.js'
+
 /** One Server-Sent Events message, as dispatched at a blank line. */
 export interface SseMessage {
   /** The last `id:` seen so far on the stream (SSE's "last event ID"), if any. */
@@ -6,6 +8,18 @@ export interface SseMessage {
   event: string
   /** The `data:` lines, joined with `\n`. */
   data: string
+}
+
+/**
+ * A stream that is not a simulator's: a line or message past
+ * SseParser.MAX_MESSAGE_CHARS. Reconnecting would only read it again, so
+ * `bula listen` stops on it (unexpected_response, as for any answer that is
+ * not the simulator's).
+ */
+export class NotAnEventStreamError extends ApiError {
+  constructor(message: string) {
+    super(0, 'unexpected_response', message)
+  }
 }
 
 /**
@@ -87,7 +101,7 @@ export class SseParser {
 
   private refuseIfOver(chars: number): void {
     if (chars > SseParser.MAX_MESSAGE_CHARS) {
-      throw new Error(`The event stream sent a message of over ${SseParser.MAX_MESSAGE_CHARS / 1024 / 1024} MiB: that is not a Bula simulator's stream.`)
+      throw new NotAnEventStreamError(`The event stream sent a message of over ${SseParser.MAX_MESSAGE_CHARS / 1024 / 1024} MiB: that is not a Bula simulator's stream.`)
     }
   }
 }

@@ -338,7 +338,8 @@ describe('bula listen across a simulator restart', () => {
       const plain = listen(merchant, ['--forward-to', hook.url])
       const listener = listen(merchant, ['--forward-to', hook.url, '--json'])
       const waiting = await listener.waitForJson<{ reason: string; retryInMs: number }>('waiting')
-      expect(waiting.reason).toContain(`Could not reach the simulator at http://127.0.0.1:${port}.`)
+      // Named as the CLI was started (runCli sets no npm_command): bare bula.
+      expect(waiting.reason).toBe(`Could not reach the simulator at http://127.0.0.1:${port}. Start it with \`bula serve --port ${port}\`.`)
       await plain.waitForLine((line) => line.includes('Waiting for the simulator: Could not reach the simulator'))
       // A retry that fails the same way adds no plain line.
       await listener.waitForJson('waiting', { from: listener.lines.length })

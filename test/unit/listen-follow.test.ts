@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../src/errors.js'
 import { followEventStream, untilReachable, type FollowOptions } from '../../src/listen/follow.js'
+import { NotAnEventStreamError } from '../../src/listen/sse.js'
 
 const BACKOFF = { initialMs: 1, maxMs: 4 }
 
@@ -98,6 +99,16 @@ describe('followEventStream', () => {
   it('stops on a refusal that a retry cannot fix', async () => {
     const revoked = new ApiError(401, 'invalid_api_key', 'Invalid API key.')
     await expect(follow([streamOf('e1'), revoked])).rejects.toBe(revoked)
+  })
+
+  // Found by an adversarial pass: a server streaming one endless line was reconnected to every 0.6 s, 16 MiB each time.
+  it('stops on a stream that is not a simulator\'s, instead of reading it again', async () => {
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode(`data: ${'A'.repeat(1024 * 1024)}`))
+      },
+    })
+    await expect(follow([endless, streamOf('e1')])).rejects.toBeInstanceOf(NotAnEventStreamError)
   })
 
   it('resolves at once when stopped while waiting to reconnect', async () => {
