@@ -3,7 +3,7 @@ import { BulaClient } from '../src/client/bula-client.js'
 import { BaseCommand } from '../src/cli/base-command.js'
 import { maskUrlCredentials } from '../src/cli/base-url.js'
 import { bulaCommand } from '../src/cli/launch-command.js'
-import { assertProfileName, DEFAULT_PROFILE, loadConfig, profileNamed, saveProfile } from '../src/config/profiles.js'
+import { assertProfileName, DEFAULT_PROFILE, envValue, loadConfig, profileInUse, profileNamed, saveProfile } from '../src/config/profiles.js'
 import type { MerchantMe } from '../src/schemas/index.js'
 import { printable } from '../src/terminal-text.js'
 
@@ -51,7 +51,9 @@ export default class Login extends BaseCommand<LoginResult> {
     this.log(`Saved profile "${profileName}" in ${configFile}; it is now the current profile.`)
     // Saving a live key as the current profile is documented, but every command after it acts on live data: that must
     // not pass unnoticed in a walk-through that goes on with test-mode commands.
-    if (merchant.mode === 'live') {
+    // Only when the commands in this shell do use it: BULA_API_KEY, or BULA_PROFILE naming another, still win.
+    const usedHere = !envValue(process.env, 'BULA_API_KEY') && profileInUse(await loadConfig(), undefined).name === profileName
+    if (merchant.mode === 'live' && usedHere) {
       this.printNotice(
         `Commands now act on LIVE data: profile "${profileName}" holds a live key. Go back with \`${bulaCommand(`profiles use ${back}`)}\`, ` +
           'or name a profile for one command with --profile.',

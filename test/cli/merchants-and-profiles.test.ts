@@ -164,6 +164,12 @@ describe('profiles', () => {
       const npx = await runCli(['login', '--api-key', live.secret, '--profile', 'live'], { env: { ...env, npm_command: 'exec' } })
       // The live profile was current already: there is no other one to name.
       expect(npx.stdout.replace(/\s+/g, ' ')).toContain('Go back with `npx bula profiles use NAME`')
+      // Found by an adversarial pass: in a shell whose BULA_PROFILE or BULA_API_KEY still wins, commands stay in test mode.
+      for (const shell of [{ BULA_PROFILE: 'default' }, { BULA_API_KEY: merchant.secret }]) {
+        const pinned = await runCli(['login', '--api-key', live.secret, '--profile', 'live2'], { env: { ...env, ...shell } })
+        expect(pinned.exitCode, pinned.stderr).toBe(0)
+        expect(pinned.stdout, JSON.stringify(shell)).not.toContain('LIVE')
+      }
     } finally {
       await rm(env.BULA_CONFIG_DIR, { recursive: true, force: true })
     }
