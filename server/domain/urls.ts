@@ -25,9 +25,17 @@ export const hasCredentials = (url: string): boolean => {
 }
 
 /**
+ * A host name as the Host check takes it (server/http/host-check.ts), lower
+ * case: letters, digits, dots and hyphens (underscores too, as container
+ * names have them), or a bracketed IPv6 literal.
+ */
+export const HOST_NAME = /\[[0-9a-f:.]+\]|[a-z0-9._-]+/
+
+/**
  * An `--allowed-host` value as URLs and Host headers spell it: lower case,
- * no scheme, port or path (`app`, `api.test`, `10.0.0.5`, `[fd00::5]`).
- * Anything else could never match, so it is refused rather than ignored.
+ * no scheme, port or path (`app`, `api.test`, `10.0.0.5`, `[fd00::5]`), of
+ * the characters the Host check takes (HOST_NAME). Anything else could never
+ * match, so it is refused rather than ignored.
  */
 export function allowedHostName(input: string): string {
   let hostname: string | undefined
@@ -36,7 +44,7 @@ export function allowedHostName(input: string): string {
   } catch {
     hostname = undefined
   }
-  if (input === '' || hostname !== input.toLowerCase()) {
+  if (input === '' || hostname !== input.toLowerCase() || !new RegExp(`^(?:${HOST_NAME.source})$`).test(hostname)) {
     throw new Error(`Invalid allowed host "${input}": give a host name alone, without scheme, port or path, e.g. --allowed-host app.`)
   }
   return hostname

@@ -2,19 +2,19 @@ import { apiError } from '../domain/error-catalog.js'
 import type { Request, RequestHandler } from 'express'
 import { isIP } from 'node:net'
 import { ApiError, invalidRequest } from '../../src/errors.js'
+import { HOST_NAME } from '../domain/urls.js'
 import { escapeHtml } from '../templates.js'
 import { headerCount } from './header-count.js'
 import { htmlPageHeaders } from './pages/headers.js'
 
 /**
- * A whole Host value (RFC 9110 7.2, RFC 3986 3.2.2): a name of letters,
- * digits, dots and hyphens (underscores too, as container names have them)
- * or a bracketed IPv6 literal, then an optional `:port`. Nothing else may
+ * A whole Host value (RFC 9110 7.2, RFC 3986 3.2.2): a HOST_NAME, then an
+ * optional `:port`. Nothing else may
  * follow: `evil.example/.localhost` or `localhost:80@evil.example` would
  * otherwise read as a local name to this check and as evil.example to a
  * proxy that routes on the whole value.
  */
-const HOST_VALUE = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::[0-9]*)?$/
+const HOST_VALUE = new RegExp(`^(${HOST_NAME.source})(?::[0-9]*)?$`)
 
 /**
  * The name part of a Host header, lower case, without the port; IPv6
