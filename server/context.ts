@@ -30,6 +30,12 @@ export interface ServiceContext {
   requestLog: RequestLog
   /** The merchants' API faults (`/_sim/faults`), in memory. */
   apiFaults: ApiFaults
+  /**
+   * How many times each merchant's mode (`merchantId:mode`) was replaced
+   * whole by a state reset or import: work that was out meanwhile (a webhook
+   * attempt) belongs to the state before, and records nothing in the new one.
+   */
+  stateReplacements: Map<string, number>
 }
 
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000
@@ -64,6 +70,7 @@ export function createServiceContext(options: {
     webhookTimeoutMs,
     requestLog: new RequestLog(eventBus),
     apiFaults: new ApiFaults(),
+    stateReplacements: new Map(),
   }
 }
 

@@ -131,6 +131,8 @@ async function attempt(ctx: ServiceContext, delivery: DeliveryRecord, dueAt: num
     ctx.store.put('deliveries', { ...delivery, status: 'cancelled', nextAttemptAt: null })
     return `delivery ${delivery.id} cancelled: its endpoint was deleted`
   }
+  const replacements = (): number => ctx.stateReplacements.get(`${delivery.merchantId}:${delivery.mode}`) ?? 0
+  const replacedBefore = replacements()
   // The event reaches a receiver only once it is on disk.
   await ctx.store.commit()
   const body = JSON.stringify(eventPayload(event))
@@ -141,8 +143,12 @@ async function attempt(ctx: ServiceContext, delivery: DeliveryRecord, dueAt: num
       ? { status: null, error: 'fault injected: this attempt was dropped before the receiver', latencyMs: 0, response: '' }
       : await post(endpoint.url, headers, body, ctx.webhookTimeoutMs)
   const latest = ctx.store.get('deliveries', deliveryId)
-  // A state reset or import while this attempt was out removed the delivery with its event: nothing is left to record it on.
-  if (!latest) return `${event.type} ${event.id} → ${endpoint.url}: answered after a state reset or import removed the delivery; not recorded`
+  // A state reset or import while this attempt was out replaced the delivery with the state's own: a reset removed it,
+  // and an import (of an export taken while it was out, say) brought it back pending, with its own try queued. Recorded
+  // there too, the answer made a second retry chain, and the receiver got every later try twice.
+  if (!latest || replacements() !== replacedBefore) {
+    return `${event.type} ${event.id} → ${endpoint.url}: answered after a state reset or import replaced the delivery; not recorded`
+  }
   const attempts = [...latest.attempts, { at: dueAt, signedAt, ...result }]
   const succeeded = isSuccess(attempts.at(-1)!)
   // The endpoint deleted while this attempt was out: recorded, and not retried.

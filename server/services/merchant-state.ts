@@ -118,6 +118,8 @@ export function exportMerchantState(ctx: ServiceContext, caller: Caller): Mercha
 
 /** Deletes the merchant's objects of one mode, and the jobs that acted on them; its keys and the other mode stay. */
 function clearMode(ctx: ServiceContext, merchantId: string, mode: Mode): void {
+  const replaced = `${merchantId}:${mode}`
+  ctx.stateReplacements.set(replaced, (ctx.stateReplacements.get(replaced) ?? 0) + 1)
   for (const name of STATE_COLLECTIONS) {
     // By id: the delete reads what it needs of a document, once.
     for (const id of idsOfMerchantMode(ctx, name, merchantId, mode)) ctx.store.delete(name, id)

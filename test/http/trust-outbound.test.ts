@@ -217,6 +217,27 @@ describe('hung receivers and the clock (item 11)', () => {
     expect((await advancing).status).toBe(200)
   })
 
+  // Found by an adversarial pass: an attempt out when the merchant imported an export taken meanwhile was recorded on
+  // the imported delivery, while the import queued its own try: two attempts at one time, and two retry chains.
+  it('an attempt out during an import of the merchant\'s own state records nothing: the import\'s try is the one', async () => {
+    const api = client(patient().baseUrl, (await signupMerchant(patient().baseUrl)).keys.secret)
+    let hold = true
+    const held: import('node:http').ServerResponse[] = []
+    await activeEndpoint(api, (res) => (hold ? void held.push(res) : void res.writeHead(500).end()))
+    await paidEvent(api)
+    await expect.poll(() => held.length).toBe(3)
+    expect((await api.post('/_sim/state/import', (await api.get('/_sim/state')).body)).status).toBe(200)
+    // The import's own tries, held too.
+    await expect.poll(() => held.length).toBe(6)
+    hold = false
+    for (const res of held) res.writeHead(500).end()
+    const deliveries = async () => (await api.get('/_sim/state')).body.collections.deliveries as { attempts: { at: number }[] }[]
+    await expect.poll(async () => (await deliveries()).filter((delivery) => delivery.attempts.length > 0).length).toBe(4)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // One attempt each (the webhook.verified delivery has its own, from before): never two at one time.
+    for (const delivery of await deliveries()) expect(delivery.attempts).toHaveLength(1)
+  })
+
   // Found by an adversarial pass: with every one of a merchant's 16 attempts held by hung receivers, an advance left
   // the expiries and settlement runs behind their deliveries unrun, for over a minute after it answered.
   it('with all 16 attempts held by hung receivers, an advance still runs every expiry and settlement run on the way', async () => {
