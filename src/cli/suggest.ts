@@ -101,5 +101,6 @@ export function suggestFlagValue(error: unknown): void {
   const [, flag, typed, options] = INVALID_OPTION.exec(first!) ?? []
   if (flag === undefined || typed === undefined || options === undefined) return
   const suggestion = nearestDotted(typed, options.split(', '))
-  if (suggestion !== undefined) error.message = [first, `Did you mean ${flag} ${suggestion}?`, ...rest].join('\n')
+  // A full stop ends oclif's list, which --json's one-line message would otherwise run into the suggestion.
+  if (suggestion !== undefined) error.message = [`${first}.`, `Did you mean ${flag} ${suggestion}?`, ...rest].join('\n')
 }

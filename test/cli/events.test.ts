@@ -102,7 +102,7 @@ describe('events list', () => {
     const typo = await events(merchant, ['list', '--type', 'checkout_session.succeded', '--json'])
     expect(typo.exitCode).toBe(2)
     expect(parseJsonOutput<{ error: { message: string } }>(typo).error.message).toMatch(
-      /^Expected --type=checkout_session\.succeded to be one of: .* Did you mean --type checkout_session\.succeeded\?$/,
+      /^Expected --type=checkout_session\.succeded to be one of: .*disbursement\.failed\. Did you mean --type checkout_session\.succeeded\?$/,
     )
     expect((await events(merchant, ['list', '--type', 'checkout_session.paid', '--json'])).stdout).not.toContain('Did you mean')
     expect((await events(merchant, ['list', '--limit', '101'])).exitCode).toBe(2)
