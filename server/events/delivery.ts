@@ -135,6 +135,8 @@ async function attempt(ctx: ServiceContext, delivery: DeliveryRecord, dueAt: num
   const replacedBefore = replacements()
   // The event reaches a receiver only once it is on disk.
   await ctx.store.commit()
+  // Replaced while it was written: the old state's try is not sent (the new state's own try is queued, if it has one).
+  if (replacements() !== replacedBefore) return `${event.type} ${event.id} → ${endpoint.url}: not sent, a state reset or import replaced the delivery`
   const body = JSON.stringify(eventPayload(event))
   const signedAt = ctx.clock.wallSeconds()
   const headers = signedHeaders(activeSecrets(endpoint, dueAt), signedAt, body, event.id)

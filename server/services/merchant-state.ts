@@ -355,7 +355,9 @@ function applyImport(ctx: ServiceContext, caller: Caller, body: unknown, parsed:
   for (const session of docs.checkoutSessions) scheduleSessionJobs(ctx, session)
   for (const payout of docs.payouts) schedulePayoutJobs(ctx, payout)
   for (const delivery of docs.deliveries) {
-    if (delivery.status === 'pending' && delivery.nextAttemptAt !== null) scheduleTargetedJob(ctx, DELIVER_JOB, delivery, delivery.nextAttemptAt)
+    // Every pending delivery has its try queued: a file's without a time (made by hand) gets one now, as start-up
+    // gives one to a delivery whose try was cut short (requeueCutAttempts); an attempt out meanwhile records nothing.
+    if (delivery.status === 'pending') scheduleTargetedJob(ctx, DELIVER_JOB, delivery, delivery.nextAttemptAt ?? ctx.clock.now(id))
   }
   // A file whose clock is ahead moves the merchant's on, past settlement runs it never made: they run now, as an
   // advance would run them, planned from the later of the clock before and the file's last payment or Payout, so

@@ -238,6 +238,23 @@ describe('hung receivers and the clock (item 11)', () => {
     for (const delivery of await deliveries()) expect(delivery.attempts).toHaveLength(1)
   })
 
+  // Found by an adversarial pass on the test above: a pending delivery without a time in the file got no try at all.
+  it('a pending delivery imported without a time of its next try is tried at once, as at start-up', async () => {
+    const api = client(server().baseUrl, (await signupMerchant(server().baseUrl)).keys.secret)
+    let refuse = true
+    await activeEndpoint(api, (res) => void res.writeHead(refuse ? 500 : 200).end())
+    await paidEvent(api)
+    type Delivery = { id: string; status: string; nextAttemptAt: number | null; attempts: unknown[] }
+    const state = async () => (await api.get('/_sim/state')).body as { collections: { deliveries: Delivery[] } }
+    await expect.poll(async () => (await state()).collections.deliveries.filter((delivery) => delivery.attempts.length === 1 && delivery.status === 'pending').length).toBe(3)
+    const file = await state()
+    const pending = file.collections.deliveries.find((delivery) => delivery.status === 'pending')!
+    pending.nextAttemptAt = null
+    refuse = false
+    expect((await api.post('/_sim/state/import', file)).status).toBe(200)
+    await expect.poll(async () => (await state()).collections.deliveries.find((delivery) => delivery.id === pending.id)?.status).toBe('succeeded')
+  })
+
   // Found by an adversarial pass: with every one of a merchant's 16 attempts held by hung receivers, an advance left
   // the expiries and settlement runs behind their deliveries unrun, for over a minute after it answered.
   it('with all 16 attempts held by hung receivers, an advance still runs every expiry and settlement run on the way', async () => {
