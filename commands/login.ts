@@ -52,7 +52,7 @@ export default class Login extends BaseCommand<LoginResult> {
     // Saving a live key as the current profile is documented, but every command after it acts on live data: that must
     // not pass unnoticed in a walk-through that goes on with test-mode commands.
     // Only when the commands in this shell do use it: BULA_API_KEY, or BULA_PROFILE naming another, still win.
-    const usedHere = !envValue(process.env, 'BULA_API_KEY') && profileInUse(await loadConfig(), undefined).name === profileName
+    const usedHere = !envValue(process.env, 'BULA_API_KEY') && profileInUse({ ...before, current: profileName }, undefined).name === profileName
     if (merchant.mode === 'live' && usedHere) {
       this.printNotice(
         `Commands now act on LIVE data: profile "${profileName}" holds a live key. Go back with \`${bulaCommand(`profiles use ${back}`)}\`, ` +

@@ -90,7 +90,8 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
     if (server.demo && flags['save-profile']) {
       const { loadConfig, profileInUse, saveProfile } = await import('../src/config/profiles.js')
       try {
-        const existing = (await loadConfig()).profiles.default
+        const config = await loadConfig()
+        const existing = config.profiles.default
         // A second simulator (another folder, port or --memory) never silently takes over the profile another project uses.
         const name = !existing || existing.baseUrl === server.baseUrl ? 'default' : profileNameFor(server.baseUrl, server.dataFile === null)
         await saveProfile(
@@ -99,7 +100,8 @@ A fresh data file gets two demo merchants; their test keys are printed once and 
           { makeCurrent: name === 'default' },
         )
         profile = name
-        profileInUseName = profileInUse(await loadConfig(), undefined).name
+        // The save made "default" current, or left the current one as it was.
+        profileInUseName = profileInUse(name === 'default' ? { ...config, current: name } : config, undefined).name
       } catch (error) {
         // The demo merchants exist now and their keys are shown only once, below: an unreadable config or an
         // unwritable folder must not stop the simulator before they are printed.
